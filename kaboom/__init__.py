@@ -1,0 +1,1 @@
+"""The ``kaboom`` command: one entry point for the server, the benchmark and the bots."""

@@ -1,0 +1,3 @@
+from kaboom.cli import main
+
+raise SystemExit(main())

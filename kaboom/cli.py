@@ -1,0 +1,51 @@
+"""``kaboom`` command line: dispatches to the module that owns each subcommand.
+
+Each subcommand module exposes ``add_arguments(parser)`` and ``run(args) -> int``; they
+are imported only when their subcommand is used, so ``kaboom serve`` never loads the
+screen-capture stack and ``kaboom bench`` never loads the web server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+# (words, module, help)
+_COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
+    (("serve",), "server.cli", "run the Kaboom game server"),
+    (("bench",), "solver.bench.cli", "play N simulated games and report the win rate"),
+    (("calibrate",), "solver.bench.calibrate", "predicted vs observed mine rate per bucket"),
+    (("bot", "play"), "bots.play_cli", "play Kaboom games over the HTTP API"),
+    (("bot", "desktop"), "bots.desktop.cli", "play a desktop Minesweeper on the screen"),
+]
+
+
+def _build(argv: Sequence[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kaboom", description=__doc__.splitlines()[0])
+    top = parser.add_subparsers(dest="command", required=True)
+    groups: dict[str, argparse._SubParsersAction] = {}
+    wanted = list(argv[:2])
+    for words, module, help_text in _COMMANDS:
+        if len(words) == 2:
+            if words[0] not in groups:
+                grp = top.add_parser(words[0], help=f"{words[0]} commands")
+                groups[words[0]] = grp.add_subparsers(dest="subcommand", required=True)
+            sub = groups[words[0]].add_parser(words[1], help=help_text)
+        else:
+            sub = top.add_parser(words[0], help=help_text)
+        sub.set_defaults(_module=module)
+        # Only the chosen subcommand's module is imported (to learn its arguments).
+        if list(words) == wanted[: len(words)]:
+            importlib.import_module(module).add_arguments(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs the ``kaboom`` command; returns the process exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = _build(argv).parse_args(argv)
+    return int(importlib.import_module(args._module).run(args) or 0)

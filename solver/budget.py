@@ -1,0 +1,33 @@
+"""A wall-clock budget shared by every bounded computation of one request."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+__all__ = ["Budget"]
+
+
+@dataclass(slots=True)
+class Budget:
+    """A deadline on the monotonic clock; ``Budget(None)`` never runs out."""
+
+    seconds: float | None
+    start: float = field(default_factory=time.monotonic)
+
+    @property
+    def deadline(self) -> float | None:
+        return None if self.seconds is None else self.start + self.seconds
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), or ``None`` for an unlimited budget."""
+        if self.seconds is None:
+            return None
+        return max(0.0, self.start + self.seconds - time.monotonic())
+
+    def expired(self) -> bool:
+        left = self.remaining()
+        return left is not None and left <= 0.0
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start

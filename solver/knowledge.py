@@ -1,0 +1,441 @@
+"""What is certain about a position: every covered cell is safe, a mine, or unknown.
+
+This is Kaboom's SAT engine and the only module that imports PySAT.  Each open number
+becomes the *binomial* CNF of "exactly k of these cells" (every (n-k+1)-subset holds a
+mine, every (k+1)-subset holds a safe cell); the global mine count becomes either a
+Bailleux-Boufkhad totalizer or Minicard's native AtMost constraints (selectable, see
+:class:`CountEncoding`).  The outside cells (next to no number) are one class whose
+mines are only counted, never enumerated.
+
+Three things keep it fast on large boards (measured, see the README):
+
+* cells decided earlier are folded into the numbers and the count, never re-encoded;
+* the cells are classified with the per-number clauses alone first; the count
+  constraint is added only over the still-undecided cells, and only when it can bind;
+* one incremental solver answers every query of a phase through assumptions, and every
+  model it returns settles "can be a mine" / "can be safe" for all cells at once.
+
+Every call may be bounded by a :class:`~solver.budget.Budget`: a watchdog interrupts the
+solver (``solve_limited(expect_interrupt=True)``, which also releases the GIL), and the
+answer then says which cells it could not settle.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import threading
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from pysat.card import ITotalizer
+from pysat.solvers import Minicard, Minisat22
+
+from solver.budget import Budget
+from solver.errors import InvalidPositionError
+from solver.frontier import Constraint, Frontier, frontier_of
+from solver.position import COVERED_CHARS, Cell, Position
+
+__all__ = ["CountEncoding", "Knowledge", "KnowledgeEngine", "Status", "classify"]
+
+
+class Status(str, enum.Enum):
+    """What every consistent layout says about one covered cell."""
+
+    SAFE = "s"
+    MINE = "m"
+    UNKNOWN = "u"
+
+
+class CountEncoding(str, enum.Enum):
+    """How the global mine count is put to the SAT solver."""
+
+    TOTALIZER = "totalizer"
+    """Bailleux & Boufkhad's totalizer in plain CNF, solved by Minisat 2.2."""
+    NATIVE = "native"
+    """Minicard's native cardinality constraints (AtMost on literals)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """The status of every covered cell of one position.
+
+    ``unresolved`` holds the cells the budget ran out on: they are reported as unknown
+    but nothing was proven about them.  ``complete`` is true when that set is empty.
+    """
+
+    safe: frozenset[Cell]
+    mines: frozenset[Cell]
+    unknown: frozenset[Cell]
+    unresolved: frozenset[Cell] = frozenset()
+    outside: frozenset[Cell] = frozenset()
+    stats: dict[str, int] = field(default_factory=dict, compare=False)
+
+    @property
+    def complete(self) -> bool:
+        return not self.unresolved
+
+    def status(self, cell: Cell) -> Status:
+        if cell in self.safe:
+            return Status.SAFE
+        if cell in self.mines:
+            return Status.MINE
+        return Status.UNKNOWN
+
+    def status_rows(self, position: Position) -> list[str]:
+        """Rows with ``s``/``m``/``u`` for covered cells and the board character elsewhere."""
+        out = []
+        for y, row in enumerate(position.rows):
+            chars = []
+            for x, ch in enumerate(row):
+                if ch in COVERED_CHARS:
+                    chars.append(self.status((x, y)).value)
+                else:
+                    chars.append(ch)
+            out.append("".join(chars))
+        return out
+
+    def decided(self) -> dict[Cell, bool]:
+        """The proven cells as ``{cell: is_mine}``."""
+        out = dict.fromkeys(self.safe, False)
+        out.update(dict.fromkeys(self.mines, True))
+        return out
+
+
+class _OutOfTime(Exception):
+    """The budget ran out inside a SAT call."""
+
+
+class _Sat:
+    """One incremental solver with cell variables, a count gadget and a watchdog."""
+
+    def __init__(self, cells: Iterable[Cell], encoding: CountEncoding, budget: Budget) -> None:
+        self.var: dict[Cell, int] = {c: i + 1 for i, c in enumerate(cells)}
+        self.cells = list(self.var)
+        self.top = len(self.cells)
+        self.encoding = encoding
+        self.solver: Minicard | Minisat22 = (
+            Minicard() if encoding is CountEncoding.NATIVE else Minisat22()
+        )
+        self.budget = budget
+        self.calls = 0
+        self._upper: list[int] = []  # totalizer outputs of sum(x)
+        self._lower: list[int] = []  # totalizer outputs of sum(not x)
+        self._timer: threading.Timer | None = None
+        left = budget.remaining()
+        if left is not None:
+            self._timer = threading.Timer(left, self.solver.interrupt)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self.solver.delete()
+
+    def __enter__(self) -> _Sat:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _new_var(self) -> int:
+        self.top += 1
+        return self.top
+
+    # ------------------------------------------------------------- constraints
+    def add_exactly(self, con: Constraint) -> None:
+        """Adds the binomial encoding of "exactly ``con.mines`` of ``con.cells``"."""
+        lits = [self.var[c] for c in con.cells]
+        n, k = len(lits), con.mines
+        for subset in itertools.combinations(lits, n - k + 1):
+            self.solver.add_clause(list(subset))
+        if k < n:
+            for subset in itertools.combinations(lits, k + 1):
+                self.solver.add_clause([-v for v in subset])
+
+    def add_count(self, low: int, high: int) -> None:
+        """Constrains the number of mines among all cell variables to ``[low, high]``."""
+        lits = list(range(1, len(self.cells) + 1))
+        n = len(lits)
+        if self.encoding is CountEncoding.NATIVE:
+            if high < n:
+                self.solver.add_atmost(lits, high)
+            if low > 0:
+                self.solver.add_atmost([-v for v in lits], n - low)
+            return
+        # Totalizer outputs: out[j] is implied by "at least j+1 inputs true".  Outputs up
+        # to one past each bound are kept so the outside queries can tighten by one.
+        if high < n:
+            tot = ITotalizer(lits, ubound=min(n, high + 1), top_id=self.top)
+            self.solver.append_formula(tot.cnf.clauses)
+            self.top = max(self.top, tot.top_id)
+            self._upper = list(tot.rhs)
+            self.solver.add_clause([-self._upper[high]])
+        if low > 0:
+            tot = ITotalizer([-v for v in lits], ubound=min(n, n - low + 1), top_id=self.top)
+            self.solver.append_formula(tot.cnf.clauses)
+            self.top = max(self.top, tot.top_id)
+            self._lower = list(tot.rhs)
+            self.solver.add_clause([-self._lower[n - low]])
+
+    def at_most(self, k: int) -> list[int]:
+        """Assumptions that force at most ``k`` mines among the cells (k may be -1)."""
+        n = len(self.cells)
+        if k >= n:
+            return []
+        if k < 0:
+            v = self._new_var()
+            self.solver.add_clause([-v])
+            return [v]
+        if self.encoding is CountEncoding.TOTALIZER:
+            if k < len(self._upper):
+                return [-self._upper[k]]
+            tot = ITotalizer(list(range(1, n + 1)), ubound=k + 1, top_id=self.top)
+            self.solver.append_formula(tot.cnf.clauses)
+            self.top = max(self.top, tot.top_id)
+            self._upper = list(tot.rhs)
+            return [-self._upper[k]]
+        # Native: AtMost(x + D, n) where the n-k fresh D variables all equal a selector.
+        sel = self._new_var()
+        pads = [self._new_var() for _ in range(n - k)]
+        for d in pads:
+            self.solver.add_clause([-sel, d])
+            self.solver.add_clause([sel, -d])
+        self.solver.add_atmost(list(range(1, n + 1)) + pads, n)
+        return [sel]
+
+    def at_least(self, k: int) -> list[int]:
+        """Assumptions that force at least ``k`` mines among the cells."""
+        n = len(self.cells)
+        if k <= 0:
+            return []
+        if k > n:
+            v = self._new_var()
+            self.solver.add_clause([-v])
+            return [v]
+        if self.encoding is CountEncoding.TOTALIZER:
+            j = n - k  # at most n-k safe cells
+            if j < len(self._lower):
+                return [-self._lower[j]]
+            tot = ITotalizer([-v for v in range(1, n + 1)], ubound=j + 1, top_id=self.top)
+            self.solver.append_formula(tot.cnf.clauses)
+            self.top = max(self.top, tot.top_id)
+            self._lower = list(tot.rhs)
+            return [-self._lower[j]]
+        sel = self._new_var()
+        pads = [self._new_var() for _ in range(k)]
+        for d in pads:
+            self.solver.add_clause([-sel, d])
+            self.solver.add_clause([sel, -d])
+        self.solver.add_atmost([-v for v in range(1, n + 1)] + pads, n)
+        return [sel]
+
+    # ------------------------------------------------------------- queries
+    def solve(self, assumptions: list[int]) -> list[int] | None:
+        """Returns a model, ``None`` when unsatisfiable; raises ``_OutOfTime``."""
+        if self.budget.expired():
+            raise _OutOfTime
+        self.calls += 1
+        result = self.solver.solve_limited(assumptions=assumptions, expect_interrupt=True)
+        if result is None:
+            raise _OutOfTime
+        return self.solver.get_model() if result else None
+
+    def mines_in(self, model: list[int]) -> int:
+        n = len(self.cells)
+        return sum(1 for v in model[:n] if v > 0)
+
+
+@dataclass(slots=True)
+class _Result:
+    safe: set[Cell] = field(default_factory=set)
+    mines: set[Cell] = field(default_factory=set)
+    unknown: set[Cell] = field(default_factory=set)
+    unresolved: set[Cell] = field(default_factory=set)
+    calls: int = 0
+    models: list[int] = field(default_factory=list)  # mine totals of the models seen
+
+
+def _classify_cells(sat: _Sat, result: _Result, base: list[int] | None = None) -> None:
+    """Splits ``sat.cells`` into safe / mine / unknown using model reuse."""
+    base = base or []
+    can_mine: set[int] = set()
+    can_safe: set[int] = set()
+    n = len(sat.cells)
+
+    def absorb(model: list[int]) -> None:
+        for v in model[:n]:
+            if v > 0:
+                can_mine.add(v)
+            else:
+                can_safe.add(-v)
+        result.models.append(sum(1 for v in model[:n] if v > 0))
+
+    pending = list(sat.cells)
+    try:
+        model = sat.solve(base)
+        if model is None:
+            raise InvalidPositionError("no layout of mines fits these numbers and the count")
+        absorb(model)
+        while pending:
+            c = pending[-1]
+            v = sat.var[c]
+            if v not in can_mine:
+                model = sat.solve([*base, v])
+                if model is None:
+                    result.safe.add(c)
+                    sat.solver.add_clause([-v])
+                    pending.pop()
+                    continue
+                absorb(model)
+            if v not in can_safe:
+                model = sat.solve([*base, -v])
+                if model is None:
+                    result.mines.add(c)
+                    sat.solver.add_clause([v])
+                    pending.pop()
+                    continue
+                absorb(model)
+            result.unknown.add(c)
+            pending.pop()
+    except _OutOfTime:
+        result.unresolved.update(pending)
+
+
+def _outside_status(
+    fr: Frontier, local: _Result, count_sat: _Sat | None, low: int, high: int
+) -> tuple[bool | None, bool | None]:
+    """Whether an outside cell can be a mine, and whether it can be safe.
+
+    ``None`` means the budget ran out before it was settled.
+    """
+    outside = len(fr.outside)
+    if count_sat is None:
+        # The count cannot bind: every model of the numbers extends to a layout.
+        undecided = len(local.unknown) + len(local.unresolved)
+        fixed = len(local.mines)
+        can_mine = undecided > 0 or fixed < fr.mines_left
+        can_safe = undecided > 0 or fixed > fr.mines_left - outside
+        return can_mine, can_safe
+    seen = local.models
+    try:
+        can_mine: bool | None = any(t <= high - 1 for t in seen) or (
+            count_sat.solve(count_sat.at_most(high - 1)) is not None
+        )
+    except _OutOfTime:
+        can_mine = None
+    try:
+        can_safe: bool | None = any(t >= low + 1 for t in seen) or (
+            count_sat.solve(count_sat.at_least(low + 1)) is not None
+        )
+    except _OutOfTime:
+        can_safe = None
+    return can_mine, can_safe
+
+
+def classify(
+    position: Position,
+    *,
+    known: Mapping[Cell, bool] | None = None,
+    encoding: CountEncoding = CountEncoding.NATIVE,
+    budget: Budget | None = None,
+) -> Knowledge:
+    """Classifies every covered cell of ``position`` as safe, mine or unknown.
+
+    Uses all open numbers and the total mine count.  ``known`` may pass cells decided on
+    an earlier position of the same game.  Raises :class:`InvalidPositionError` when no
+    layout fits the position.
+    """
+    budget = budget or Budget(None)
+    fr = frontier_of(position, known)
+    res = _Result()
+    for c, m in fr.known.items():
+        (res.mines if m else res.safe).add(c)
+    outside = len(fr.outside)
+
+    # Phase 1: the per-number clauses alone.
+    with _Sat(fr.cells, encoding, budget) as sat:
+        for con in fr.constraints:
+            sat.add_exactly(con)
+        _classify_cells(sat, res)
+        res.calls = sat.calls
+    res.models.clear()
+
+    # Phase 2: the count, over the cells still open, when it can bind.
+    fixed = sum(1 for c in fr.cells if c in res.mines)
+    rest = sorted(res.unknown | res.unresolved, key=lambda c: (c[1], c[0]))
+    high = fr.mines_left - fixed
+    low = high - outside
+    count_sat: _Sat | None = None
+    binds = fixed > fr.mines_left or len(rest) > high or low > 0
+    stats = {"calls": res.calls, "frontier": len(fr.cells), "outside": outside}
+    try:
+        if binds:
+            if high < 0 or low > len(rest):
+                raise InvalidPositionError("the mine count does not fit the numbers")
+            sub = frontier_of(position, {**fr.known, **_decided(fr, res)})
+            count_sat = _Sat(sub.cells, encoding, budget)
+            for con in sub.constraints:
+                count_sat.add_exactly(con)
+            count_sat.add_count(low, high)
+            phase2 = _Result()
+            _classify_cells(count_sat, phase2)
+            res.safe |= phase2.safe
+            res.mines |= phase2.mines
+            res.unknown = phase2.unknown
+            res.unresolved = phase2.unresolved
+            res.models = phase2.models
+            stats["count_cells"] = len(sub.cells)
+        if outside:
+            can_mine, can_safe = _outside_status(fr, res, count_sat, low, high)
+            target = (
+                res.unresolved if can_mine is None or can_safe is None
+                else res.unknown if can_mine and can_safe
+                else res.safe if can_safe
+                else res.mines
+            )
+            if not can_mine and not can_safe and can_mine is not None and can_safe is not None:
+                raise InvalidPositionError("no layout fits the outside cells")
+            target.update(fr.outside)
+    finally:
+        if count_sat is not None:
+            res.calls += count_sat.calls
+            count_sat.close()
+    stats["calls"] = res.calls
+    return Knowledge(
+        safe=frozenset(res.safe),
+        mines=frozenset(res.mines),
+        unknown=frozenset(res.unknown),
+        unresolved=frozenset(res.unresolved),
+        outside=frozenset(fr.outside),
+        stats=stats,
+    )
+
+
+def _decided(fr: Frontier, res: _Result) -> dict[Cell, bool]:
+    out = dict.fromkeys((c for c in fr.cells if c in res.safe), False)
+    out.update(dict.fromkeys((c for c in fr.cells if c in res.mines), True))
+    return out
+
+
+class KnowledgeEngine:
+    """Classifies successive positions of one game, remembering decided cells.
+
+    A decided cell never changes while the game only moves forward, so each analysis
+    starts from the previous one's certainties.  Call :meth:`forget` after an undo.
+    """
+
+    def __init__(self, encoding: CountEncoding = CountEncoding.NATIVE) -> None:
+        self.encoding = encoding
+        self.known: dict[Cell, bool] = {}
+
+    def classify(self, position: Position, budget: Budget | None = None) -> Knowledge:
+        knowledge = classify(position, known=self.known, encoding=self.encoding, budget=budget)
+        self.known = {
+            c: m for c, m in knowledge.decided().items() if position.is_covered(*c)
+        }
+        return knowledge
+
+    def forget(self) -> None:
+        self.known.clear()

@@ -1,0 +1,282 @@
+"""What a player sees of a Minesweeper board, and the moves they can make.
+
+A :class:`Position` is an immutable value: size, total mine count and one string per
+row in the API's board notation (``#`` covered, ``F`` flag, ``?`` question mark,
+``0``-``8`` open, and after the game ``X``, ``*``, ``!``).  Everything that reasons
+about a board (the SAT engine, the solver, the bots) takes a ``Position``; only the
+server's game and the simulator ever hold the mines.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from solver.errors import InvalidMoveError, InvalidPositionError
+
+__all__ = [
+    "COVERED_CHARS",
+    "Cell",
+    "CellState",
+    "Move",
+    "MoveKind",
+    "Position",
+    "neighbours",
+]
+
+Cell = tuple[int, int]
+"""A cell as ``(x, y)``: ``x`` the column, ``y`` the row, both 0-based."""
+
+COVERED_CHARS = frozenset("#F?")
+_OPEN_CHARS = frozenset("012345678")
+_END_CHARS = frozenset("X*!")
+_ALL_CHARS = COVERED_CHARS | _OPEN_CHARS | _END_CHARS
+
+
+class CellState(enum.Enum):
+    """The state of one cell as shown to the player (the board character)."""
+
+    COVERED = "#"
+    FLAG = "F"
+    QUESTION = "?"
+    EXPLODED = "X"
+    MINE = "*"
+    WRONG_FLAG = "!"
+    OPEN_0 = "0"
+    OPEN_1 = "1"
+    OPEN_2 = "2"
+    OPEN_3 = "3"
+    OPEN_4 = "4"
+    OPEN_5 = "5"
+    OPEN_6 = "6"
+    OPEN_7 = "7"
+    OPEN_8 = "8"
+
+    @property
+    def is_covered(self) -> bool:
+        return self.value in COVERED_CHARS
+
+    @property
+    def number(self) -> int | None:
+        return int(self.value) if self.value in _OPEN_CHARS else None
+
+
+def neighbours(x: int, y: int, width: int, height: int) -> Iterator[Cell]:
+    """Yields the up to eight cells around ``(x, y)`` that lie on the board."""
+    for ny in range(max(0, y - 1), min(height, y + 2)):
+        for nx in range(max(0, x - 1), min(width, x + 2)):
+            if nx != x or ny != y:
+                yield nx, ny
+
+
+@dataclass(frozen=True, slots=True)
+class Position:
+    """A board as the player sees it, plus the total number of mines.
+
+    Marks (``F``, ``?``) are the player's notes: they count as covered cells and never
+    change what can be deduced.
+    """
+
+    width: int
+    height: int
+    mines: int
+    rows: tuple[str, ...]
+    _cache: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.width < 1 or self.height < 1:
+            raise InvalidPositionError(f"board size {self.width}x{self.height} is empty")
+        if len(self.rows) != self.height:
+            raise InvalidPositionError(f"expected {self.height} rows, got {len(self.rows)}")
+        for y, row in enumerate(self.rows):
+            if len(row) != self.width:
+                raise InvalidPositionError(
+                    f"row {y} has {len(row)} cells, expected {self.width}"
+                )
+            bad = set(row) - _ALL_CHARS
+            if bad:
+                raise InvalidPositionError(f"row {y} has unknown characters {sorted(bad)}")
+        if not 0 <= self.mines <= self.width * self.height:
+            raise InvalidPositionError(f"{self.mines} mines do not fit on the board")
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def from_rows(cls, rows: Sequence[str], mines: int) -> Position:
+        """Builds a position from the API's list of row strings."""
+        if not rows:
+            raise InvalidPositionError("a board needs at least one row")
+        return cls(len(rows[0]), len(rows), mines, tuple(rows))
+
+    @classmethod
+    def new(cls, width: int, height: int, mines: int) -> Position:
+        """Returns the all-covered start position."""
+        return cls(width, height, mines, tuple("#" * width for _ in range(height)))
+
+    @classmethod
+    def from_text(cls, text: str) -> Position:
+        """Parses the diagram notation written by :meth:`to_text`.
+
+        The first line is ``mines=N``; the other non-empty lines are the rows.  Spaces
+        inside rows are ignored, so rows may be written ``# 1 2``.
+        """
+        lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+        match = re.fullmatch(r"mines\s*=\s*(\d+)", lines[0]) if lines else None
+        if match is None:
+            raise InvalidPositionError("a diagram starts with a line 'mines=N'")
+        rows = [ln.replace(" ", "") for ln in lines[1:]]
+        return cls.from_rows(rows, int(match.group(1)))
+
+    def to_text(self) -> str:
+        """Returns the diagram notation: ``mines=N`` and one line per row."""
+        return "\n".join([f"mines={self.mines}", *self.rows])
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    # ----------------------------------------------------------------- reading
+    def char(self, x: int, y: int) -> str:
+        return self.rows[y][x]
+
+    def state(self, x: int, y: int) -> CellState:
+        return CellState(self.rows[y][x])
+
+    def on_board(self, x: int, y: int) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def is_covered(self, x: int, y: int) -> bool:
+        return self.rows[y][x] in COVERED_CHARS
+
+    def number(self, x: int, y: int) -> int | None:
+        """The open number at ``(x, y)``, or ``None`` for any other cell."""
+        ch = self.rows[y][x]
+        return int(ch) if ch in _OPEN_CHARS else None
+
+    def neighbours(self, x: int, y: int) -> Iterator[Cell]:
+        return neighbours(x, y, self.width, self.height)
+
+    def cells(self) -> Iterator[Cell]:
+        for y in range(self.height):
+            for x in range(self.width):
+                yield x, y
+
+    def covered(self) -> tuple[Cell, ...]:
+        """Every covered cell (flags and question marks included), row-major."""
+        return self._cached("covered", lambda: tuple(
+            (x, y)
+            for y, row in enumerate(self.rows)
+            for x, ch in enumerate(row)
+            if ch in COVERED_CHARS
+        ))
+
+    def flags(self) -> tuple[Cell, ...]:
+        return tuple(c for c in self.covered() if self.rows[c[1]][c[0]] == "F")
+
+    def numbers(self) -> tuple[tuple[Cell, int], ...]:
+        """Every open number as ``((x, y), n)``, row-major."""
+        return self._cached("numbers", lambda: tuple(
+            ((x, y), int(ch))
+            for y, row in enumerate(self.rows)
+            for x, ch in enumerate(row)
+            if ch in _OPEN_CHARS
+        ))
+
+    def frontier(self) -> tuple[Cell, ...]:
+        """Covered cells next to at least one open number, row-major."""
+
+        def build() -> tuple[Cell, ...]:
+            seen: set[Cell] = set()
+            for (x, y), _ in self.numbers():
+                for c in self.neighbours(x, y):
+                    if self.rows[c[1]][c[0]] in COVERED_CHARS:
+                        seen.add(c)
+            return tuple(sorted(seen, key=lambda c: (c[1], c[0])))
+
+        return self._cached("frontier", build)
+
+    def outside(self) -> tuple[Cell, ...]:
+        """Covered cells next to no open number; they are interchangeable."""
+        front = set(self.frontier())
+        return tuple(c for c in self.covered() if c not in front)
+
+    @property
+    def is_start(self) -> bool:
+        """True while nothing has been opened yet."""
+        return not self.numbers()
+
+    @property
+    def is_finished(self) -> bool:
+        """True when the board shows an end-of-game character."""
+        return any(ch in _END_CHARS for row in self.rows for ch in row)
+
+    # ----------------------------------------------------------------- updating
+    def with_cells(self, changes: dict[Cell, str]) -> Position:
+        """Returns a copy with the given cells set to new board characters."""
+        if not changes:
+            return self
+        rows = [list(r) for r in self.rows]
+        for (x, y), ch in changes.items():
+            rows[y][x] = ch
+        return Position(self.width, self.height, self.mines, tuple("".join(r) for r in rows))
+
+    def _cached(self, key: str, build):  # type: ignore[no-untyped-def]
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = build()
+            return value
+
+
+class MoveKind(enum.Enum):
+    """What a move does: open a cell, cycle its mark, or chord on a number."""
+
+    REVEAL = "reveal"
+    FLAG = "flag"
+    CHORD = "chord"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A move on a cell; round-trips through text as ``reveal 3 4``."""
+
+    kind: MoveKind
+    x: int
+    y: int
+
+    @classmethod
+    def reveal(cls, x: int, y: int) -> Move:
+        return cls(MoveKind.REVEAL, x, y)
+
+    @classmethod
+    def flag(cls, x: int, y: int) -> Move:
+        return cls(MoveKind.FLAG, x, y)
+
+    @classmethod
+    def chord(cls, x: int, y: int) -> Move:
+        return cls(MoveKind.CHORD, x, y)
+
+    @classmethod
+    def parse(cls, text: str) -> Move:
+        """Parses ``"reveal 3 4"`` (also ``flag`` and ``chord``)."""
+        parts = text.split()
+        if len(parts) != 3:
+            raise InvalidMoveError(f"expected 'KIND X Y', got {text!r}")
+        try:
+            kind = MoveKind(parts[0].lower())
+            x, y = int(parts[1]), int(parts[2])
+        except ValueError as exc:
+            raise InvalidMoveError(f"cannot parse move {text!r}") from exc
+        return cls(kind, x, y)
+
+    @property
+    def cell(self) -> Cell:
+        return self.x, self.y
+
+    def __str__(self) -> str:
+        return f"{self.kind.value} {self.x} {self.y}"
+
+
+def covered_count(rows: Iterable[str]) -> int:
+    """Counts covered cells (``#``, ``F``, ``?``) in board rows."""
+    return sum(row.count("#") + row.count("F") + row.count("?") for row in rows)

@@ -1,0 +1,82 @@
+"""An independent brute-force enumerator: the oracle every algorithm is checked against.
+
+It knows nothing of frontiers, constraints or SAT: it tries every placement of the mines
+on the covered cells and keeps those that match every open number.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+
+from solver.position import COVERED_CHARS, Cell, Position
+
+
+def layouts(position: Position) -> Iterator[frozenset[Cell]]:
+    """Yields every set of mine cells consistent with ``position``."""
+    covered = [
+        (x, y)
+        for y, row in enumerate(position.rows)
+        for x, ch in enumerate(row)
+        if ch in COVERED_CHARS
+    ]
+    numbers = [
+        ((x, y), int(ch))
+        for y, row in enumerate(position.rows)
+        for x, ch in enumerate(row)
+        if ch.isdigit()
+    ]
+    for mines in itertools.combinations(covered, position.mines):
+        chosen = frozenset(mines)
+        if all(
+            sum(
+                (x + dx, y + dy) in chosen
+                for dx in (-1, 0, 1)
+                for dy in (-1, 0, 1)
+            )
+            == n
+            for (x, y), n in numbers
+        ):
+            yield chosen
+
+
+def statuses(position: Position) -> dict[Cell, str]:
+    """Maps each covered cell to ``s``, ``m`` or ``u`` by enumeration."""
+    all_layouts = list(layouts(position))
+    assert all_layouts, "the oracle was given an inconsistent position"
+    covered = [c for c in position.cells() if position.is_covered(*c)]
+    out = {}
+    for c in covered:
+        hits = sum(c in lay for lay in all_layouts)
+        out[c] = "s" if hits == 0 else "m" if hits == len(all_layouts) else "u"
+    return out
+
+
+def probabilities(position: Position) -> dict[Cell, float]:
+    """Exact mine probability of each covered cell by enumeration."""
+    all_layouts = list(layouts(position))
+    covered = [c for c in position.cells() if position.is_covered(*c)]
+    return {c: sum(c in lay for lay in all_layouts) / len(all_layouts) for c in covered}
+
+
+def number_at(mines: frozenset[Cell], x: int, y: int) -> int:
+    return sum((x + dx, y + dy) in mines for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+
+
+def random_position(
+    rng: random.Random, width: int, height: int, mines: int, open_fraction: float
+) -> tuple[Position, frozenset[Cell]]:
+    """A consistent position: a random layout with some safe cells opened and marked."""
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    layout = frozenset(rng.sample(cells, mines))
+    rows = []
+    for y in range(height):
+        row = []
+        for x in range(width):
+            if (x, y) not in layout and rng.random() < open_fraction:
+                row.append(str(number_at(layout, x, y)))
+            else:
+                row.append(rng.choice("#####F?"))
+        rows.append("".join(row))
+    return Position.from_rows(rows, mines), layout

@@ -1,0 +1,94 @@
+"""The SAT engine against brute-force enumeration on small boards."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver.budget import Budget
+from solver.knowledge import CountEncoding, KnowledgeEngine, classify
+from solver.position import Position
+from tests import oracle
+
+boards = st.tuples(
+    st.integers(2, 5), st.integers(2, 4), st.floats(0.05, 0.5), st.floats(0.0, 0.9), st.integers(0, 2**32)
+)
+
+
+def _position(params: tuple[int, int, float, float, int]) -> Position:
+    w, h, density, open_fraction, seed = params
+    rng = random.Random(seed)
+    mines = max(1, min(w * h - 1, round(w * h * density)))
+    return oracle.random_position(rng, w, h, mines, open_fraction)[0]
+
+
+@pytest.mark.parametrize("encoding", list(CountEncoding))
+@settings(max_examples=150, deadline=None)
+@given(params=boards)
+def test_classify_equals_enumeration(encoding: CountEncoding, params) -> None:
+    position = _position(params)
+    expected = oracle.statuses(position)
+    knowledge = classify(position, encoding=encoding)
+    assert knowledge.complete
+    got = {c: knowledge.status(c).value for c in expected}
+    assert got == expected, position.to_text()
+
+
+@settings(max_examples=60, deadline=None)
+@given(params=boards, data=st.data())
+def test_engine_cache_survives_more_open_cells(params, data) -> None:
+    """Decided cells carried over from an earlier position stay correct."""
+    w, h, density, open_fraction, seed = params
+    rng = random.Random(seed)
+    mines = max(1, min(w * h - 1, round(w * h * density)))
+    position, layout = oracle.random_position(rng, w, h, mines, open_fraction / 2)
+    engine = KnowledgeEngine()
+    engine.classify(position)
+    changes = {
+        c: str(oracle.number_at(layout, *c))
+        for c in position.covered()
+        if c not in layout and rng.random() < 0.4
+    }
+    later = position.with_cells(changes)
+    got = engine.classify(later)
+    expected = oracle.statuses(later)
+    assert {c: got.status(c).value for c in expected} == expected
+
+
+def test_outside_safe_by_count_alone() -> None:
+    """Kaboom's original missed this: the count makes every outside cell safe."""
+    position = Position.from_text(
+        """
+        mines=1
+        1 # # #
+        # # # #
+        # # # #
+        """
+    )
+    # Before the fix this is unknown everywhere but the mine is among (1,0),(0,1),(1,1).
+    k = classify(position)
+    assert k.status((3, 2)).value == "s"
+    assert k.status((1, 1)).value == "u"
+
+
+def test_outside_mine_by_count_alone() -> None:
+    position = Position.from_text(
+        """
+        mines=3
+        0 1 # #
+        0 1 # #
+        """
+    )
+    # Frontier (2,0),(2,1) holds exactly one mine; the other two must be outside.
+    k = classify(position)
+    assert k.status((3, 0)).value == "m" and k.status((3, 1)).value == "m"
+
+
+def test_expired_budget_proves_nothing() -> None:
+    position = Position.from_text("mines=2\n1 # #\n# # #\n# # #")
+    k = classify(position, budget=Budget(0.0))
+    assert not k.complete
+    assert not k.safe and not k.mines
