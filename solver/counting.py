@@ -1,0 +1,223 @@
+"""Exact layout counting over the frontier, component by component (seed 002, step 3).
+
+The undecided frontier splits into components (cells linked through shared numbers).
+Each component is enumerated once by backtracking, counting its solutions *by mine
+count* and, per mine count, how many solutions mine each cell.  Components combine by a
+convolution over mine counts, weighted by ``C(outside cells, mines left)``; everything
+stays in exact Python integers, so "probability 0" is a proof.
+
+Component tables are cached by their constraints: between two moves of a game most
+components do not change, and the lookahead re-counts only the one a click touches.
+This module is the strategy's fast engine (it exposes the per-component tables that
+lookahead and the endgame need); :mod:`solver.probability` is the public exact module.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from math import comb
+
+from solver.frontier import Constraint
+
+__all__ = ["Count", "Table", "TooBig", "count", "count_component"]
+
+Key = tuple[tuple[tuple[tuple[int, int], ...], int], ...]
+
+
+class TooBig(Exception):
+    """A component needed more search than the node limit allows."""
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """Solutions of one component: ``totals[k]`` solutions with ``k`` mines, and
+    ``cell_counts[k][i]`` of them mine ``cells[i]``."""
+
+    cells: tuple[tuple[int, int], ...]
+    totals: dict[int, int]
+    cell_counts: dict[int, list[int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    """Exact weights of the whole position.
+
+    ``weight`` is the number of consistent layouts; ``mine_weight[c]`` those that mine
+    frontier cell ``c``; ``outside_mine_weight`` those that mine one given outside cell.
+    """
+
+    weight: int
+    mine_weight: dict[tuple[int, int], int]
+    outside: int
+    outside_mine_weight: int
+
+    def probability(self, cell: tuple[int, int]) -> float:
+        w = self.mine_weight.get(cell)
+        if w is None:
+            return self.outside_probability
+        return w / self.weight
+
+    @property
+    def outside_probability(self) -> float:
+        return self.outside_mine_weight / self.weight if self.outside else 1.0
+
+    def safe(self) -> list[tuple[int, int]]:
+        return [c for c, w in self.mine_weight.items() if w == 0]
+
+    def mines(self) -> list[tuple[int, int]]:
+        return [c for c, w in self.mine_weight.items() if w == self.weight]
+
+
+_CACHE: OrderedDict[Key, Table] = OrderedDict()
+_CACHE_SIZE = 4096
+
+
+def count_component(constraints: Sequence[Constraint], node_limit: int = 200_000) -> Table:
+    """Enumerates one connected component; raises :class:`TooBig` past ``node_limit``."""
+    key: Key = tuple(sorted((con.cells, con.mines) for con in constraints))
+    table = _CACHE.get(key)
+    if table is not None:
+        _CACHE.move_to_end(key)
+        return table
+    table = _enumerate(key, node_limit)
+    _CACHE[key] = table
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return table
+
+
+def _enumerate(key: Key, node_limit: int) -> Table:
+    # Cells in breadth-first order through shared constraints, so each constraint is
+    # completed (and checked) soon after its first cell is assigned.
+    cell_cons: dict[tuple[int, int], list[int]] = {}
+    for j, (cells, _) in enumerate(key):
+        for c in cells:
+            cell_cons.setdefault(c, []).append(j)
+    order: list[tuple[int, int]] = []
+    seen: set[tuple[int, int]] = set()
+    for start in sorted(cell_cons, key=lambda c: -len(cell_cons[c])):
+        if start in seen:
+            continue
+        queue = [start]
+        seen.add(start)
+        while queue:
+            c = queue.pop(0)
+            order.append(c)
+            for j in cell_cons[c]:
+                for d in key[j][0]:
+                    if d not in seen:
+                        seen.add(d)
+                        queue.append(d)
+    n = len(order)
+    cons_of = [cell_cons[c] for c in order]
+    need = [m for _, m in key]
+    free = [len(cells) for cells, _ in key]
+    totals: dict[int, int] = {}
+    cell_counts: dict[int, list[int]] = {}
+    mined: list[int] = []
+    nodes = 0
+
+    def place(i: int) -> None:
+        nonlocal nodes
+        if i == n:
+            k = len(mined)
+            totals[k] = totals.get(k, 0) + 1
+            row = cell_counts.get(k)
+            if row is None:
+                row = cell_counts[k] = [0] * n
+            for idx in mined:
+                row[idx] += 1
+            return
+        nodes += 1
+        if nodes > node_limit:
+            raise TooBig
+        cs = cons_of[i]
+        for j in cs:
+            free[j] -= 1
+        # Safe: every constraint must still fit in the cells left.
+        if all(need[j] <= free[j] for j in cs):
+            place(i + 1)
+        # Mine: every constraint must still want one.
+        if all(need[j] > 0 for j in cs):
+            for j in cs:
+                need[j] -= 1
+            mined.append(i)
+            place(i + 1)
+            mined.pop()
+            for j in cs:
+                need[j] += 1
+        for j in cs:
+            free[j] += 1
+
+    place(0)
+    return Table(tuple(order), totals, cell_counts)
+
+
+def count(
+    components: Iterable[Sequence[Constraint]],
+    outside: int,
+    mines_left: int,
+    node_limit: int = 200_000,
+) -> Count:
+    """Combines component tables with the outside cells into exact layout weights.
+
+    Raises :class:`TooBig` when a component is too large, ``ValueError`` when no layout
+    fits (callers turn it into ``InvalidPositionError``).
+    """
+    tables = [count_component(cs, node_limit) for cs in components]
+    # prefix[i] / suffix[i]: mine-count distribution of components before / after i.
+    dists = [t.totals for t in tables]
+    prefix = [{0: 1}]
+    for d in dists:
+        prefix.append(_convolve(prefix[-1], d, mines_left))
+    suffix = [{0: 1}]
+    for d in reversed(dists):
+        suffix.append(_convolve(suffix[-1], d, mines_left))
+    suffix.reverse()
+    everything = prefix[-1]
+    weight = 0
+    outside_mine = 0
+    for k, w in everything.items():
+        rest = mines_left - k
+        if 0 <= rest <= outside:
+            weight += w * comb(outside, rest)
+            if outside and rest:
+                outside_mine += w * comb(outside - 1, rest - 1)
+    if weight == 0:
+        raise ValueError("no layout fits these numbers and the mine count")
+    mine_weight: dict[tuple[int, int], int] = {}
+    for i, table in enumerate(tables):
+        others = _convolve(prefix[i], suffix[i + 1], mines_left)
+        # weight of "this component has k mines" over the rest of the board
+        factor: dict[int, int] = {}
+        for k in table.totals:
+            f = 0
+            for k2, w in others.items():
+                rest = mines_left - k - k2
+                if 0 <= rest <= outside:
+                    f += w * comb(outside, rest)
+            factor[k] = f
+        acc = [0] * len(table.cells)
+        for k, row in table.cell_counts.items():
+            f = factor[k]
+            if f:
+                for idx, v in enumerate(row):
+                    acc[idx] += v * f
+        for c, v in zip(table.cells, acc, strict=True):
+            mine_weight[c] = v
+        for k in table.totals:
+            if k not in table.cell_counts:
+                pass  # zero-mine solutions mine no cell
+    return Count(weight, mine_weight, outside, outside_mine)
+
+
+def _convolve(a: dict[int, int], b: dict[int, int], cap: int) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for ka, wa in a.items():
+        for kb, wb in b.items():
+            k = ka + kb
+            if k <= cap:
+                out[k] = out.get(k, 0) + wa * wb
+    return out
