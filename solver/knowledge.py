@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import random
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -32,11 +33,18 @@ from pysat.card import ITotalizer
 from pysat.solvers import Minicard, Minisat22
 
 from solver.budget import Budget
-from solver.errors import InvalidPositionError
+from solver.errors import BudgetExceededError, InvalidPositionError
 from solver.frontier import Constraint, Frontier, frontier_of
 from solver.position import COVERED_CHARS, Cell, Position
 
-__all__ = ["CountEncoding", "Knowledge", "KnowledgeEngine", "Status", "classify"]
+__all__ = [
+    "CountEncoding",
+    "Knowledge",
+    "KnowledgeEngine",
+    "Status",
+    "classify",
+    "random_layout",
+]
 
 
 class Status(str, enum.Enum):
@@ -439,3 +447,42 @@ class KnowledgeEngine:
 
     def forget(self) -> None:
         self.known.clear()
+
+
+def random_layout(
+    position: Position,
+    rng: random.Random,
+    *,
+    fixed: Mapping[Cell, bool] | None = None,
+    known: Mapping[Cell, bool] | None = None,
+    encoding: CountEncoding = CountEncoding.NATIVE,
+    budget: Budget | None = None,
+) -> frozenset[Cell]:
+    """Finds one consistent layout with randomised solver phases; returns its mines.
+
+    The fallback when exact counting is too large: every layout it returns is
+    consistent, but they are not drawn uniformly.  Raises :class:`InvalidPositionError`
+    when no layout agrees with ``fixed``, :class:`BudgetExceededError` on timeout.
+    """
+    budget = budget or Budget(None)
+    fr = frontier_of(position, {**(known or {}), **(fixed or {})})
+    outside = len(fr.outside)
+    with _Sat(fr.cells, encoding, budget) as sat:
+        for con in fr.constraints:
+            sat.add_exactly(con)
+        sat.add_count(max(0, fr.mines_left - outside), fr.mines_left)
+        density = fr.mines_left / max(1, len(fr.cells) + outside)
+        sat.solver.set_phases(
+            [v if rng.random() < density else -v for v in range(1, len(fr.cells) + 1)]
+        )
+        try:
+            model = sat.solve([])
+        except _OutOfTime:
+            raise BudgetExceededError("no layout found within the time budget") from None
+    if model is None:
+        raise InvalidPositionError("no layout fits the numbers and the mine count")
+    mines = {c for c, m in fr.known.items() if m}
+    mines.update(c for c, v in zip(fr.cells, model) if v > 0)
+    rest = fr.mines_left - sum(1 for v in model[: len(fr.cells)] if v > 0)
+    mines.update(rng.sample(list(fr.outside), rest))
+    return frozenset(mines)

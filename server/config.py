@@ -1,0 +1,34 @@
+"""Server settings, read from ``KABOOM_*`` environment variables or given directly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from solver.knowledge import CountEncoding
+
+__all__ = ["Settings"]
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    """Everything configurable about a running server."""
+
+    model_config = SettingsConfigDict(env_prefix="KABOOM_")
+
+    db_path: str = "kaboom.db"
+    """SQLite file; ``:memory:`` keeps games only while the process lives."""
+    move_budget_s: float = 5.0
+    """Time the solver may spend on one move before the fallback rule applies."""
+    analysis_budget_s: float = 3.0
+    """Time the analysis endpoint may spend on exact probabilities."""
+    count_encoding: CountEncoding = CountEncoding.NATIVE
+    """How the mine count is encoded (see the README's benchmark)."""
+    sqlite_synchronous: str = "FULL"
+    web_dir: Path = _ROOT / "web"
+    vendor_dir: Path = _ROOT / "node_modules"
+    long_poll_max_s: float = 30.0
+    cached_games: int = 256
+    """Games whose engines stay warm in memory."""

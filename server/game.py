@@ -1,0 +1,370 @@
+"""The cruel-but-fair rules: what happens on a click (``../shared/spec/rules.md``).
+
+A :class:`Game` is a value: the rules chosen before play plus what the player has seen.
+No layout is stored.  When a click needs mines, :class:`Referee` asks the SAT engine what
+is certain, applies the rules below, and draws a consistent layout to show a number or
+an explosion; then the layout is forgotten.  Nothing here knows about HTTP.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from solver.budget import Budget
+from solver.errors import (
+    BudgetExceededError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+)
+from solver.knowledge import CountEncoding, KnowledgeEngine, Status, random_layout
+from solver.position import COVERED_CHARS, Cell, Move, MoveKind, Position
+from solver.probability import LayoutCounter, sample_layout
+
+__all__ = ["Game", "Loss", "Referee", "Rules", "Step"]
+
+GameStatus = Literal["playing", "won", "lost"]
+LossReason = Literal["certain_mine", "guess_while_safe", "outside_guess", "forced_guess"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Everything chosen before the first click."""
+
+    width: int
+    height: int
+    mines: int
+    first_click: Literal["safe", "opening"] = "safe"
+    forced_guess: Literal["survive", "fair"] = "survive"
+    outside_guess: bool = False
+    question_marks: bool = True
+    debug: bool = False
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """Where and why the game was lost; ``safe_cell`` proves a ``guess_while_safe``."""
+
+    x: int
+    y: int
+    reason: LossReason
+    safe_cell: Cell | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """One game: its rules, the board the player sees, and its counters."""
+
+    id: str
+    rules: Rules
+    rows: tuple[str, ...]
+    status: GameStatus = "playing"
+    moves: int = 0
+    forced_guesses: int = 0
+    assisted: bool = False
+    started_at: float | None = None
+    elapsed_final_ms: int | None = None
+    loss: Loss | None = None
+    created_at: float = field(default_factory=time.time)
+
+    @classmethod
+    def new(cls, game_id: str, rules: Rules) -> Game:
+        return cls(game_id, rules, tuple("#" * rules.width for _ in range(rules.height)))
+
+    @property
+    def position(self) -> Position:
+        return Position(self.rules.width, self.rules.height, self.rules.mines, self.rows)
+
+    @property
+    def mines_left(self) -> int:
+        return self.rules.mines - sum(row.count("F") for row in self.rows)
+
+    def elapsed_ms(self, now: float | None = None) -> int:
+        if self.elapsed_final_ms is not None:
+            return self.elapsed_final_ms
+        if self.started_at is None:
+            return 0
+        return int(((now or time.time()) - self.started_at) * 1000)
+
+    @property
+    def undo_allowed(self) -> bool:
+        """Undo is offered after a loss and in a debug game."""
+        return self.moves > 0 and (self.status == "lost" or self.rules.debug)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """How to take one move back: the cells it changed and the game before it."""
+
+    move: str
+    cells: tuple[tuple[int, int, str], ...]
+    before: Game
+
+    def undo(self, game: Game) -> Game:
+        rows = [list(r) for r in game.rows]
+        for x, y, ch in self.cells:
+            rows[y][x] = ch
+        return replace(self.before, rows=tuple("".join(r) for r in rows), assisted=True)
+
+
+def _neighbours(x: int, y: int, width: int, height: int) -> Iterable[Cell]:
+    for ny in range(max(0, y - 1), min(height, y + 2)):
+        for nx in range(max(0, x - 1), min(width, x + 2)):
+            if nx != x or ny != y:
+                yield nx, ny
+
+
+class Referee:
+    """Applies moves to games of one id, owning that game's incremental engines.
+
+    The engines only cache what is certain; a fresh referee (after a restart, or an
+    undo) rebuilds them from the board, so nothing correct depends on them.
+    """
+
+    def __init__(
+        self,
+        encoding: CountEncoding = CountEncoding.NATIVE,
+        budget_s: float | None = 5.0,
+    ) -> None:
+        self.engine = KnowledgeEngine(encoding)
+        self.counter = LayoutCounter()
+        self.budget_s = budget_s
+        self.timeouts = 0
+
+    # ------------------------------------------------------------------ moves
+    def apply(self, game: Game, move: Move) -> tuple[Game, Step]:
+        """Plays ``move``; returns the new game and how to undo it.
+
+        Raises :class:`InvalidMoveError` (off the board), :class:`IllegalMoveError`
+        (not allowed now) and :class:`BudgetExceededError` (no fair answer in time; the
+        game is unchanged).
+        """
+        if not (0 <= move.x < game.rules.width and 0 <= move.y < game.rules.height):
+            raise InvalidMoveError(
+                f"({move.x}, {move.y}) is off the {game.rules.width}x{game.rules.height} board"
+            )
+        if game.status != "playing":
+            raise IllegalMoveError(f"the game is over ({game.status})")
+        rng = random.Random(f"{game.rules.seed}:{game.moves}:{move}")
+        before = game
+        if move.kind is MoveKind.FLAG:
+            game = self._flag(game, move.x, move.y)
+        elif move.kind is MoveKind.REVEAL:
+            game = self._reveal(game, move.x, move.y, rng)
+        else:
+            game = self._chord(game, move.x, move.y, rng)
+        game = replace(game, moves=game.moves + 1)
+        changed = tuple(
+            (x, y, before.rows[y][x])
+            for y, (old, new) in enumerate(zip(before.rows, game.rows))
+            if old != new
+            for x in range(len(old))
+            if old[x] != new[x]
+        )
+        return game, Step(str(move), changed, before)
+
+    def undo(self, game: Game, step: Step) -> Game:
+        """Takes back the last move; the engines forget what they learned since."""
+        if not game.undo_allowed:
+            raise IllegalMoveError("undo is offered after a loss or in a debug game")
+        self.engine.forget()
+        return step.undo(game)
+
+    def _flag(self, game: Game, x: int, y: int) -> Game:
+        ch = game.rows[y][x]
+        if ch not in COVERED_CHARS:
+            raise IllegalMoveError(f"({x}, {y}) is open; only covered cells take marks")
+        nxt = {"#": "F", "F": "?" if game.rules.question_marks else "#", "?": "#"}[ch]
+        return replace(game, rows=_set(game.rows, {(x, y): nxt}))
+
+    def _chord(self, game: Game, x: int, y: int, rng: random.Random) -> Game:
+        n = game.position.number(x, y)
+        if n is None:
+            raise IllegalMoveError(f"({x}, {y}) is not an open number; chords need one")
+        around = list(_neighbours(x, y, game.rules.width, game.rules.height))
+        flags = sum(1 for cx, cy in around if game.rows[cy][cx] == "F")
+        if flags != n:
+            raise IllegalMoveError(f"({x}, {y}) shows {n} but has {flags} flags around it")
+        targets = [(cx, cy) for cx, cy in around if game.rows[cy][cx] in ("#", "?")]
+        if not targets:
+            raise IllegalMoveError(f"({x}, {y}) has no covered unflagged neighbour to open")
+        for cx, cy in targets:
+            if game.status != "playing":
+                break
+            if game.rows[cy][cx] in ("#", "?"):  # an earlier reveal may have opened it
+                game = self._reveal(game, cx, cy, rng)
+        return game
+
+    # ------------------------------------------------------------------ reveal
+    def _reveal(self, game: Game, x: int, y: int, rng: random.Random) -> Game:
+        ch = game.rows[y][x]
+        if ch == "F":
+            raise IllegalMoveError(f"({x}, {y}) is flagged; remove the flag to open it")
+        if ch not in COVERED_CHARS:
+            raise IllegalMoveError(f"({x}, {y}) is already open")
+        c = (x, y)
+        position = game.position
+        budget = Budget(self.budget_s)
+        if game.started_at is None:
+            game = replace(game, started_at=time.time())
+        if position.is_start:
+            return self._open(game, c, self._first_layout(game, c, rng, budget))
+        knowledge = self.engine.classify(position, budget)
+        known = self.engine.known
+        status = knowledge.status(c)
+        if c in knowledge.unresolved:
+            # Out of time before c was settled: never punish without a proof.  If c
+            # can be safe at all it opens; if no layout has it safe it is a mine.
+            self.timeouts += 1
+            layout = self._layout(position, rng, {c: False}, known, budget, allow_none=True)
+            if layout is None:
+                return self._explode(game, c, "certain_mine", None, rng, known, budget)
+            return self._open(game, c, layout)
+        if status is Status.SAFE:
+            return self._open(game, c, self._layout(position, rng, {c: False}, known, budget))
+        if status is Status.MINE:
+            return self._explode(game, c, "certain_mine", None, rng, known, budget)
+        safe = [s for s in knowledge.safe if position.is_covered(*s)]
+        if safe:
+            proof = min(safe, key=lambda s: (max(abs(s[0] - x), abs(s[1] - y)), s[1], s[0]))
+            return self._explode(game, c, "guess_while_safe", proof, rng, known, budget)
+        if knowledge.unresolved:
+            # A safe cell may hide among the unsettled cells: give the click the benefit
+            # of the doubt and treat it as a forced guess that survives.
+            self.timeouts += 1
+            return self._open(game, c, self._layout(position, rng, {c: False}, known, budget))
+        if c in knowledge.outside and not game.rules.outside_guess:
+            frontier_open = any(
+                knowledge.status(f) is not Status.MINE
+                for f in position.frontier()
+            )
+            if frontier_open:
+                return self._explode(game, c, "outside_guess", None, rng, known, budget)
+        game = replace(game, forced_guesses=game.forced_guesses + 1)
+        if game.rules.forced_guess == "survive":
+            return self._open(game, c, self._layout(position, rng, {c: False}, known, budget))
+        layout = self._layout(position, rng, {}, known, budget)
+        if c in layout:
+            return self._show_loss(game, c, "forced_guess", None, layout)
+        return self._open(game, c, layout)
+
+    def _first_layout(
+        self, game: Game, c: Cell, rng: random.Random, budget: Budget
+    ) -> frozenset[Cell]:
+        """The first reveal is safe; with ``opening`` its neighbours too, when M leaves room."""
+        position = game.position
+        fixed = {c: False}
+        around = list(position.neighbours(*c))
+        if game.rules.first_click == "opening" and (
+            len(position.covered()) - 1 - len(around) >= position.mines
+        ):
+            fixed.update(dict.fromkeys(around, False))
+        return self._layout(position, rng, fixed, {}, budget)
+
+    def _layout(
+        self,
+        position: Position,
+        rng: random.Random,
+        fixed: dict[Cell, bool],
+        known: dict[Cell, bool],
+        budget: Budget,
+        allow_none: bool = False,
+    ) -> frozenset[Cell]:
+        """Draws a consistent layout agreeing with ``fixed``: exactly uniform when the
+        components can be counted in the budget, else a randomised SAT model."""
+        try:
+            try:
+                return sample_layout(
+                    position, rng, fixed=fixed, known=known, budget=budget, counter=self.counter
+                )
+            except BudgetExceededError:
+                # Counting was too large; a SAT model gets a fresh share of time.
+                fresh = Budget(max(1.0, self.budget_s or 1.0))
+                return random_layout(
+                    position, rng, fixed=fixed, known=known,
+                    encoding=self.engine.encoding, budget=fresh,
+                )
+        except InvalidPositionError:
+            if allow_none:
+                return None  # type: ignore[return-value]
+            raise
+
+    def _open(self, game: Game, c: Cell, layout: frozenset[Cell]) -> Game:
+        w, h = game.rules.width, game.rules.height
+        rows = game.rows
+        changes: dict[Cell, str] = {}
+        queue = deque([c])
+        while queue:
+            cell = queue.popleft()
+            if cell in changes:
+                continue
+            n = sum(1 for nb in _neighbours(*cell, w, h) if nb in layout)
+            changes[cell] = str(n)
+            if n == 0:
+                for nx, ny in _neighbours(*cell, w, h):
+                    if (nx, ny) not in changes and rows[ny][nx] in ("#", "?"):
+                        queue.append((nx, ny))
+        rows = _set(rows, changes)
+        covered = sum(r.count("#") + r.count("F") + r.count("?") for r in rows)
+        if covered == game.rules.mines:
+            rows = tuple(
+                "".join("F" if ch in COVERED_CHARS else ch for ch in r) for r in rows
+            )
+            return self._finish(replace(game, rows=rows), "won", None)
+        return replace(game, rows=rows)
+
+    def _explode(
+        self,
+        game: Game,
+        c: Cell,
+        reason: LossReason,
+        proof: Cell | None,
+        rng: random.Random,
+        known: dict[Cell, bool],
+        budget: Budget,
+    ) -> Game:
+        layout = self._layout(game.position, rng, {c: True}, known, budget)
+        return self._show_loss(game, c, reason, proof, layout)
+
+    def _show_loss(
+        self, game: Game, c: Cell, reason: LossReason, proof: Cell | None, layout: frozenset[Cell]
+    ) -> Game:
+        changes: dict[Cell, str] = {}
+        for y, row in enumerate(game.rows):
+            for x, ch in enumerate(row):
+                if ch not in COVERED_CHARS:
+                    continue
+                mine = (x, y) in layout
+                if (x, y) == c:
+                    changes[(x, y)] = "X"
+                elif ch == "F":
+                    changes[(x, y)] = "F" if mine else "!"
+                elif mine:
+                    changes[(x, y)] = "*"
+        loss = Loss(c[0], c[1], reason, proof)
+        return self._finish(replace(game, rows=_set(game.rows, changes)), "lost", loss)
+
+    @staticmethod
+    def _finish(game: Game, status: GameStatus, loss: Loss | None) -> Game:
+        return replace(game, status=status, loss=loss, elapsed_final_ms=game.elapsed_ms())
+
+
+def _set(rows: tuple[str, ...], changes: dict[Cell, str]) -> tuple[str, ...]:
+    if not changes:
+        return rows
+    out = list(rows)
+    by_row: dict[int, list[tuple[int, str]]] = {}
+    for (x, y), ch in changes.items():
+        by_row.setdefault(y, []).append((x, ch))
+    for y, items in by_row.items():
+        row = list(out[y])
+        for x, ch in items:
+            row[x] = ch
+        out[y] = "".join(row)
+    return tuple(out)

@@ -1,0 +1,78 @@
+"""The JSON API. Each route parses, calls the service, returns a schema.
+
+Routes are plain ``def``: FastAPI runs them in its thread pool, so a long solver call
+never blocks the event loop (and the SAT calls release the GIL).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query, status
+
+from server.deps import ServiceDep
+from server.schemas import AnalysisOut, CellIn, GameOut, NewGame
+from solver.position import Move, MoveKind
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api", tags=["games"])
+
+_ERRORS = {
+    404: {"description": "no game with this id"},
+    409: {"description": "the move is not allowed in the game's state"},
+    422: {"description": "malformed or out-of-range input"},
+}
+
+
+@router.post("/games", status_code=status.HTTP_201_CREATED, responses={422: _ERRORS[422]})
+def create_game(body: NewGame, service: ServiceDep) -> GameOut:
+    """Starts a new game; nothing is decided until the first click."""
+    return GameOut.of(service.create(body.rules()))
+
+
+@router.get("/games/{game_id}", responses={404: _ERRORS[404]})
+async def get_game(
+    game_id: str,
+    service: ServiceDep,
+    wait_moves: int | None = Query(
+        default=None, description="long-poll: answer once the move count differs from this"
+    ),
+    timeout: float = Query(default=25.0, ge=0, le=60),
+) -> GameOut:
+    """Returns the game; with ``wait_moves`` waits for its next move (spectating)."""
+    if wait_moves is None:
+        return GameOut.of(service.get(game_id))
+    return GameOut.of(await service.wait_for_change(game_id, wait_moves, timeout))
+
+
+def _move(kind: MoveKind):  # type: ignore[no-untyped-def]
+    def play(game_id: str, body: CellIn, service: ServiceDep) -> GameOut:
+        return GameOut.of(service.play(game_id, Move(kind, body.x, body.y)))
+
+    return play
+
+
+router.add_api_route(
+    "/games/{game_id}/reveal", _move(MoveKind.REVEAL), methods=["POST"],
+    summary="Reveal a cell", responses=_ERRORS, response_model=GameOut,
+)
+router.add_api_route(
+    "/games/{game_id}/chord", _move(MoveKind.CHORD), methods=["POST"],
+    summary="Chord on a satisfied number", responses=_ERRORS, response_model=GameOut,
+)
+router.add_api_route(
+    "/games/{game_id}/flag", _move(MoveKind.FLAG), methods=["POST"],
+    summary="Cycle a cell's mark", responses=_ERRORS, response_model=GameOut,
+)
+
+
+@router.post("/games/{game_id}/undo", responses=_ERRORS)
+def undo(game_id: str, service: ServiceDep) -> GameOut:
+    """Takes back the last move (after a loss, or in a debug game); marks it assisted."""
+    return GameOut.of(service.undo(game_id))
+
+
+@router.get("/games/{game_id}/analysis", responses=_ERRORS)
+def analysis(game_id: str, service: ServiceDep) -> AnalysisOut:
+    """Every covered cell's status and exact probability; marks the game assisted."""
+    _, result = service.analyse(game_id)
+    return AnalysisOut.of(result)

@@ -1,0 +1,160 @@
+"""Wire models: the JSON the API accepts and returns (``../shared/spec/api.md``).
+
+Inputs are strict: a string where a number belongs is a 422, not a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from server.game import Game, Rules
+from server.service import Analysis
+
+__all__ = ["XY", "AnalysisOut", "CellIn", "GameOut", "LossOut", "NewGame"]
+
+MIN_SIDE, MAX_SIDE = 2, 256
+
+
+class NewGame(BaseModel):
+    """A new game's size and settings."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    width: int = Field(ge=MIN_SIDE, le=MAX_SIDE, description="columns, 2-256")
+    height: int = Field(ge=MIN_SIDE, le=MAX_SIDE, description="rows, 2-256")
+    mines: int = Field(ge=1, description="1 to width*height - 1")
+    first_click: Literal["safe", "opening"] = "safe"
+    forced_guess: Literal["survive", "fair"] = "survive"
+    outside_guess: bool = False
+    seed: int | None = Field(default=None, ge=1, le=2**63 - 1)
+    debug: bool = False
+    question_marks: bool = True
+
+    @model_validator(mode="after")
+    def _mines_fit(self) -> NewGame:
+        cells = self.width * self.height
+        if self.mines > cells - 1:
+            raise ValueError(
+                f"mines must be at most width*height - 1 = {cells - 1} for a {self.width}x"
+                f"{self.height} board, got {self.mines}"
+            )
+        return self
+
+    def rules(self) -> Rules:
+        return Rules(
+            width=self.width,
+            height=self.height,
+            mines=self.mines,
+            first_click=self.first_click,
+            forced_guess=self.forced_guess,
+            outside_guess=self.outside_guess,
+            question_marks=self.question_marks,
+            debug=self.debug,
+            seed=self.seed or 0,
+        )
+
+
+class CellIn(BaseModel):
+    """The cell a move acts on."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    x: int = Field(ge=0, le=MAX_SIDE - 1, description="column, 0-based")
+    y: int = Field(ge=0, le=MAX_SIDE - 1, description="row, 0-based")
+
+
+class XY(BaseModel):
+    x: int
+    y: int
+
+
+class LossOut(BaseModel):
+    x: int
+    y: int
+    reason: Literal["certain_mine", "guess_while_safe", "outside_guess", "forced_guess"]
+    safe_cell: XY | None = None
+
+
+class GameOut(BaseModel):
+    """A game as the player sees it."""
+
+    id: str
+    width: int
+    height: int
+    mines: int
+    status: Literal["playing", "won", "lost"]
+    board: list[str]
+    mines_left: int
+    moves: int
+    forced_guesses: int
+    assisted: bool
+    elapsed_ms: int
+    first_click: str
+    forced_guess: str
+    outside_guess: bool
+    question_marks: bool
+    debug: bool
+    seed: int
+    undo_allowed: bool
+    loss: LossOut | None = None
+
+    @classmethod
+    def of(cls, game: Game) -> GameOut:
+        r = game.rules
+        loss = None
+        if game.loss is not None:
+            sc = game.loss.safe_cell
+            loss = LossOut(
+                x=game.loss.x,
+                y=game.loss.y,
+                reason=game.loss.reason,
+                safe_cell=XY(x=sc[0], y=sc[1]) if sc else None,
+            )
+        return cls(
+            id=game.id,
+            width=r.width,
+            height=r.height,
+            mines=r.mines,
+            status=game.status,
+            board=list(game.rows),
+            mines_left=game.mines_left,
+            moves=game.moves,
+            forced_guesses=game.forced_guesses,
+            assisted=game.assisted,
+            elapsed_ms=game.elapsed_ms(),
+            first_click=r.first_click,
+            forced_guess=r.forced_guess,
+            outside_guess=r.outside_guess,
+            question_marks=r.question_marks,
+            debug=r.debug,
+            seed=r.seed,
+            undo_allowed=game.undo_allowed,
+            loss=loss,
+        )
+
+
+class AnalysisOut(BaseModel):
+    """Every covered cell's status (``s``/``m``/``u``) and exact mine probability."""
+
+    status: list[str]
+    probability: list[list[float | None] | None]
+    exact: bool
+    complete: bool
+    safe: int
+    mines: int
+    unknown: int
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> AnalysisOut:
+        k = analysis.knowledge
+        return cls(
+            status=analysis.status,
+            probability=analysis.probability,
+            exact=analysis.exact,
+            complete=k.complete,
+            safe=len(k.safe),
+            mines=len(k.mines),
+            unknown=len(k.unknown) + len(k.unresolved),
+        )

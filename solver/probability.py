@@ -1,0 +1,352 @@
+"""Exact mine probabilities and uniform sampling of consistent layouts.
+
+The frontier splits into independent components (cells linked through shared numbers).
+Each component is enumerated once, its solutions grouped by their number of mines; the
+components are then combined by a convolution over mine counts, each total weighted by
+the number of ways to put the remaining mines on the outside cells, C(outside, rest).
+That is seed 002's method; it is exact, and the weights are kept in log space so that
+boards of any size stay in floating-point range.
+
+The same tables give *exactly uniform* samples of consistent layouts: pick each
+component's mine count from its conditional weight, then one of its solutions with that
+count uniformly, then the outside mines uniformly.  The server uses this to decide where
+the mines are at the moment a click needs them.
+
+Enumeration is bounded (solutions per component, and the budget).  When a component is
+too large, :func:`probabilities` gives up (``None``) and :func:`sample_layout` falls back
+to the SAT engine's randomised layout, which is consistent but not exactly uniform.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.budget import Budget
+from solver.errors import BudgetExceededError, InvalidPositionError
+from solver.frontier import Constraint, Frontier, components, frontier_of
+from solver.position import Cell, Position
+
+__all__ = [
+    "ComponentCount",
+    "LayoutCounter",
+    "Probabilities",
+    "count_component",
+    "probabilities",
+    "sample_layout",
+]
+
+MAX_SOLUTIONS = 200_000
+"""Solutions kept per component before enumeration gives up."""
+
+
+class _TooLarge(Exception):
+    """A component has more solutions than the enumeration allows."""
+
+
+@dataclass(frozen=True, slots=True)
+class ComponentCount:
+    """Every solution of one component, grouped by its number of mines.
+
+    ``solutions[k]`` lists bitmasks over ``cells`` (bit i set: ``cells[i]`` is a mine).
+    """
+
+    cells: tuple[Cell, ...]
+    solutions: Mapping[int, Sequence[int]]
+
+    def count(self, k: int) -> int:
+        return len(self.solutions.get(k, ()))
+
+    def hits(self, k: int) -> list[int]:
+        """For each cell, how many ``k``-mine solutions put a mine on it."""
+        out = [0] * len(self.cells)
+        for mask in self.solutions.get(k, ()):
+            i = 0
+            while mask:
+                if mask & 1:
+                    out[i] += 1
+                mask >>= 1
+                i += 1
+        return out
+
+
+def count_component(
+    cells: Sequence[Cell],
+    constraints: Sequence[Constraint],
+    budget: Budget | None = None,
+    limit: int = MAX_SOLUTIONS,
+) -> ComponentCount:
+    """Enumerates the solutions of one component by backtracking.
+
+    Raises :class:`BudgetExceededError` when the budget or ``limit`` runs out.
+    """
+    budget = budget or Budget(None)
+    index = {c: i for i, c in enumerate(cells)}
+    targets = [con.mines for con in constraints]
+    members = [[index[c] for c in con.cells] for con in constraints]
+    cell_cons: list[list[int]] = [[] for _ in cells]
+    for j, m in enumerate(members):
+        for i in m:
+            cell_cons[i].append(j)
+    order = _bfs_order(len(cells), members, cell_cons)
+    mines = [0] * len(constraints)
+    left = [len(m) for m in members]
+    solutions: dict[int, list[int]] = {}
+    found = 0
+    nodes = 0
+    n = len(order)
+
+    def rec(pos: int, mask: int, k: int) -> None:
+        nonlocal found, nodes
+        if pos == n:
+            solutions.setdefault(k, []).append(mask)
+            found += 1
+            if found > limit:
+                raise _TooLarge
+            return
+        nodes += 1
+        if nodes & 0x3FF == 0 and budget.expired():
+            raise _TooLarge
+        i = order[pos]
+        cs = cell_cons[i]
+        for v in (0, 1):
+            if any(mines[j] + v > targets[j] or mines[j] + v + left[j] - 1 < targets[j] for j in cs):
+                continue
+            for j in cs:
+                mines[j] += v
+                left[j] -= 1
+            rec(pos + 1, mask | (v << i), k + v)
+            for j in cs:
+                mines[j] -= v
+                left[j] += 1
+
+    try:
+        rec(0, 0, 0)
+    except _TooLarge:
+        raise BudgetExceededError(f"a component of {len(cells)} cells is too large") from None
+    except RecursionError:
+        raise BudgetExceededError(f"a component of {len(cells)} cells is too deep") from None
+    if not solutions:
+        raise InvalidPositionError("no layout fits the numbers")
+    return ComponentCount(tuple(cells), solutions)
+
+
+def _bfs_order(n: int, members: list[list[int]], cell_cons: list[list[int]]) -> list[int]:
+    """Orders cells so that constraints fill up early and prune the search."""
+    order: list[int] = []
+    seen = [False] * n
+    for start in range(n):
+        if seen[start]:
+            continue
+        seen[start] = True
+        queue = [start]
+        while queue:
+            i = queue.pop(0)
+            order.append(i)
+            for j in cell_cons[i]:
+                for o in members[j]:
+                    if not seen[o]:
+                        seen[o] = True
+                        queue.append(o)
+    return order
+
+
+class LayoutCounter:
+    """Counts components, remembering them across positions of one game.
+
+    Components untouched by a move keep the same constraints, so their enumeration is
+    reused; only the few a click changed are counted again.
+    """
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self._cache: OrderedDict[tuple[Constraint, ...], ComponentCount] = OrderedDict()
+        self.capacity = capacity
+
+    def count(
+        self, cells: Sequence[Cell], constraints: Sequence[Constraint], budget: Budget
+    ) -> ComponentCount:
+        key = tuple(sorted(constraints, key=lambda c: c.cells))
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit
+        result = count_component(cells, constraints, budget)
+        self._cache[key] = result
+        if len(self._cache) > self.capacity:
+            self._cache.popitem(last=False)
+        return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Tables:
+    """Log-space weights of the component mine counts (see the module docstring)."""
+
+    frontier: Frontier
+    comps: list[ComponentCount]
+    ks: list[list[int]]  # mine counts each component can take
+    logw: list[np.ndarray]  # log(number of solutions) per entry of ks
+    lo: list[int]  # smallest prefix sum before component i
+    back: list[np.ndarray]  # R_i(t) for t in [lo[i], hi[i]]; back[m] is the outside weight
+    total: float  # log of the number of consistent layouts
+
+
+def _log_binom_row(n: int, ks: np.ndarray) -> np.ndarray:
+    out = np.full(ks.shape, -np.inf)
+    ok = (ks >= 0) & (ks <= n)
+    k = ks[ok].astype(float)
+    out[ok] = (
+        math.lgamma(n + 1)
+        - np.array([math.lgamma(x + 1) for x in k])
+        - np.array([math.lgamma(n - x + 1) for x in k])
+    )
+    return out
+
+
+def _tables(
+    position: Position,
+    known: Mapping[Cell, bool] | None,
+    budget: Budget,
+    counter: LayoutCounter | None,
+    fixed: Mapping[Cell, bool] | None = None,
+) -> _Tables:
+    merged = {**(known or {}), **(fixed or {})}
+    fr = frontier_of(position, merged)
+    counter = counter or LayoutCounter()
+    comps = [counter.count(cells, cons, budget) for cells, cons in components(fr.constraints)]
+    ks = [sorted(c.solutions) for c in comps]
+    logw = [np.log(np.array([c.count(k) for k in kk], dtype=float)) for c, kk in zip(comps, ks)]
+    lo = [0]
+    hi = [0]
+    for kk in ks:
+        lo.append(lo[-1] + kk[0])
+        hi.append(hi[-1] + kk[-1])
+    outside = len(fr.outside)
+    m = len(comps)
+    back: list[np.ndarray] = [np.empty(0)] * (m + 1)
+    t = np.arange(lo[m], hi[m] + 1)
+    back[m] = _log_binom_row(outside, fr.mines_left - t)
+    for i in range(m - 1, -1, -1):
+        width = hi[i] - lo[i] + 1
+        acc = np.full(width, -np.inf)
+        for k, lw in zip(ks[i], logw[i]):
+            # t in [lo[i], hi[i]] maps to t + k in back[i + 1]'s range starting at lo[i + 1]
+            start = lo[i] + k - lo[i + 1]
+            acc = np.logaddexp(acc, lw + back[i + 1][start : start + width])
+        back[i] = acc
+    total = float(back[0][0])
+    if not math.isfinite(total):
+        raise InvalidPositionError("no layout fits the numbers and the mine count")
+    return _Tables(fr, comps, ks, logw, lo, back, total)
+
+
+@dataclass(frozen=True, slots=True)
+class Probabilities:
+    """Exact mine probability of every covered cell; outside cells share one value."""
+
+    cells: Mapping[Cell, float]
+    outside: float | None
+    log_layouts: float
+    """Natural log of the number of consistent layouts."""
+
+    def of(self, cell: Cell) -> float:
+        return self.cells[cell]
+
+
+def probabilities(
+    position: Position,
+    *,
+    known: Mapping[Cell, bool] | None = None,
+    budget: Budget | None = None,
+    counter: LayoutCounter | None = None,
+) -> Probabilities:
+    """Returns the exact mine probability of every covered cell.
+
+    Raises :class:`BudgetExceededError` when a component is too large to count in the
+    budget, and :class:`InvalidPositionError` when no layout fits.
+    """
+    budget = budget or Budget(None)
+    tab = _tables(position, known, budget, counter)
+    fr, m = tab.frontier, len(tab.comps)
+    out: dict[Cell, float] = {c: (1.0 if v else 0.0) for c, v in fr.known.items()}
+    forward = np.zeros(1)  # F_i(t) for t in [lo[i], hi[i]]
+    for i in range(m):
+        width_next = len(tab.back[i + 1])
+        nxt = np.full(width_next, -np.inf)
+        comp = tab.comps[i]
+        probs = np.zeros(len(comp.cells))
+        for k, lw in zip(tab.ks[i], tab.logw[i]):
+            start = tab.lo[i] + k - tab.lo[i + 1]
+            seg = forward + lw
+            nxt[start : start + len(forward)] = np.logaddexp(nxt[start : start + len(forward)], seg)
+            pk = float(np.exp(_logsumexp(seg + tab.back[i + 1][start : start + len(forward)]) - tab.total))
+            if pk > 0:
+                probs += pk * np.array(comp.hits(k), dtype=float) / comp.count(k)
+        for c, p in zip(comp.cells, probs):
+            out[c] = float(min(1.0, max(0.0, p)))
+        forward = nxt
+    outside_p: float | None = None
+    n_out = len(fr.outside)
+    if n_out:
+        t = np.arange(tab.lo[m], tab.lo[m] + len(forward))
+        rest = fr.mines_left - t
+        weights = np.exp(forward + tab.back[m] - tab.total)
+        outside_p = float(np.sum(weights * rest) / n_out)
+        outside_p = min(1.0, max(0.0, outside_p))
+        for c in fr.outside:
+            out[c] = outside_p
+    return Probabilities(out, outside_p, tab.total)
+
+
+def _logsumexp(a: np.ndarray) -> float:
+    if a.size == 0:
+        return -math.inf
+    top = float(np.max(a))
+    if not math.isfinite(top):
+        return top
+    return top + math.log(float(np.sum(np.exp(a - top))))
+
+
+def _pick(rng: random.Random, logits: Sequence[float]) -> int:
+    top = max(logits)
+    weights = [math.exp(x - top) for x in logits]
+    return rng.choices(range(len(weights)), weights=weights)[0]
+
+
+def sample_layout(
+    position: Position,
+    rng: random.Random,
+    *,
+    fixed: Mapping[Cell, bool] | None = None,
+    known: Mapping[Cell, bool] | None = None,
+    budget: Budget | None = None,
+    counter: LayoutCounter | None = None,
+) -> frozenset[Cell]:
+    """Draws a consistent layout uniformly at random; returns its mine cells.
+
+    ``fixed`` forces cells to be mines (``True``) or safe (``False``) — a click's cell,
+    say; the draw is then uniform among the layouts that agree.  Raises
+    :class:`InvalidPositionError` when no layout agrees, and
+    :class:`BudgetExceededError` when counting does not fit the budget.
+    """
+    budget = budget or Budget(None)
+    tab = _tables(position, known, budget, counter, fixed)
+    fr = tab.frontier
+    mines: set[Cell] = {c for c, v in fr.known.items() if v}
+    t = 0
+    for i, comp in enumerate(tab.comps):
+        logits = [
+            lw + float(tab.back[i + 1][t + k - tab.lo[i + 1]])
+            for k, lw in zip(tab.ks[i], tab.logw[i])
+        ]
+        k = tab.ks[i][_pick(rng, logits)]
+        mask = rng.choice(comp.solutions[k])
+        mines.update(c for j, c in enumerate(comp.cells) if mask >> j & 1)
+        t += k
+    rest = fr.mines_left - t
+    mines.update(rng.sample(list(fr.outside), rest))
+    return frozenset(mines)

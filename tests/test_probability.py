@@ -1,0 +1,84 @@
+"""Exact probabilities and layout sampling against brute-force enumeration."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver.frontier import Constraint
+from solver.position import Position
+from solver.probability import count_component, probabilities, sample_layout
+from tests import oracle
+
+boards = st.tuples(
+    st.integers(2, 5), st.integers(2, 4), st.floats(0.05, 0.5), st.floats(0.0, 0.9), st.integers(0, 2**32)
+)
+
+
+def _position(params) -> Position:
+    w, h, density, open_fraction, seed = params
+    rng = random.Random(seed)
+    mines = max(1, min(w * h - 1, round(w * h * density)))
+    return oracle.random_position(rng, w, h, mines, open_fraction)[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(params=boards)
+def test_probabilities_equal_enumeration(params) -> None:
+    position = _position(params)
+    expected = oracle.probabilities(position)
+    got = probabilities(position)
+    for cell, p in expected.items():
+        assert got.of(cell) == pytest.approx(p, abs=1e-9), (cell, position.to_text())
+
+
+@settings(max_examples=100, deadline=None)
+@given(params=boards, seed=st.integers(0, 1000))
+def test_sample_is_a_consistent_layout(params, seed) -> None:
+    position = _position(params)
+    consistent = set(oracle.layouts(position))
+    layout = sample_layout(position, random.Random(seed))
+    assert layout in consistent
+
+
+def test_sampling_is_uniform_over_consistent_layouts() -> None:
+    """Chi-square test of 20,000 draws against the exact uniform distribution."""
+    position = Position.from_text(
+        """
+        mines=6
+        # # # # #
+        # 2 # 3 #
+        # # # # #
+        # # 1 # #
+        """
+    )
+    all_layouts = list(oracle.layouts(position))
+    assert len(all_layouts) > 50
+    rng = random.Random(7)
+    draws = 20_000
+    seen = Counter(sample_layout(position, rng) for _ in range(draws))
+    assert set(seen) <= set(all_layouts)
+    expected = draws / len(all_layouts)
+    chi2 = sum((seen.get(lay, 0) - expected) ** 2 / expected for lay in all_layouts)
+    dof = len(all_layouts) - 1
+    # Mean dof, sd sqrt(2 dof): 5 sd above is a failure at p < 1e-6.
+    assert chi2 < dof + 5 * (2 * dof) ** 0.5, (chi2, dof)
+
+
+def test_fixed_cell_is_respected() -> None:
+    position = Position.from_text("mines=1\n1 #\n# #")
+    for seed in range(20):
+        layout = sample_layout(position, random.Random(seed), fixed={(1, 1): False})
+        assert (1, 1) not in layout and len(layout) == 1
+
+
+def test_component_counts_by_mines() -> None:
+    # "exactly 1 of a, b" and "exactly 1 of b, c": solutions {b} (1 mine) and {a, c} (2 mines).
+    a, b, c = (0, 0), (1, 0), (2, 0)
+    cc = count_component([a, b, c], [Constraint((a, b), 1), Constraint((b, c), 1)])
+    assert cc.count(1) == 1 and cc.count(2) == 1
+    assert cc.hits(2) == [1, 0, 1]
