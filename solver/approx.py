@@ -9,13 +9,13 @@ calibration report compares against.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from solver.frontier import frontier_of
 from solver.position import Cell, Position
 
-__all__ = ["ApproxProbabilities", "approximate"]
+__all__ = ["ApproxProbabilities", "approximate", "iterate"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,24 @@ def approximate(
     cannot be satisfied.
     """
     fr = frontier_of(position, known)
-    groups = [(con.cells, con.mines) for con in fr.constraints]
+    prob = iterate([(con.cells, con.mines) for con in fr.constraints], rounds, tolerance)
+    outside: float | None = None
+    if fr.outside:
+        rest = fr.mines_left - sum(prob.values())
+        outside = min(1.0, max(0.0, rest / len(fr.outside)))
+        for c in fr.outside:
+            prob[c] = outside
+    for c, m in fr.known.items():
+        prob[c] = 1.0 if m else 0.0
+    return ApproxProbabilities(prob, outside)
+
+
+def iterate(
+    groups: Sequence[tuple[Sequence[Cell], int]], rounds: int = 50, tolerance: float = 1e-4
+) -> dict[Cell, float]:
+    """Seed 000's iteration over ``(cells, mines)`` groups: start each cell at
+    ``1 - prod(1 - mines/size)``, then rescale group after group, ``rounds`` times at
+    most or until no value moves more than ``tolerance``."""
     prob: dict[Cell, float] = {}
     for cells, mines in groups:
         ratio = mines / len(cells)
@@ -61,12 +78,4 @@ def approximate(
                 prob[c] = new
         if moved < tolerance:
             break
-    outside: float | None = None
-    if fr.outside:
-        rest = fr.mines_left - sum(prob.values())
-        outside = min(1.0, max(0.0, rest / len(fr.outside)))
-        for c in fr.outside:
-            prob[c] = outside
-    for c, m in fr.known.items():
-        prob[c] = 1.0 if m else 0.0
-    return ApproxProbabilities(prob, outside)
+    return prob

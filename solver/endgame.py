@@ -86,15 +86,18 @@ class Endgame:
         ``None`` when the search is too large."""
         state = frozenset(range(len(self.layouts)))
         options = list(first) if first is not None else list(self.cells)
+        options = [c for c in options if c in self._values and max(self._values[c]) >= 0]
         try:
-            scored = [(self._after(c, state), c) for c in options if c in self._values]
+            scored = [(self._after(c, state), c) for c in options]
         except _Abort:
             return None
-        scored = [(w, c) for w, c in scored if w is not None]
         if not scored:
             return None
-        win, cell = max(scored, key=lambda t: (t[0], -t[1][1], -t[1][0]))
-        return cell, win
+        # ties (within rounding) go to the safer cell, then to reading order
+        top = max(w for w, _ in scored)
+        tied = [c for w, c in scored if w >= top - 1e-12]
+        cell = min(tied, key=lambda c: (sum(v < 0 for v in self._values[c]), c[1], c[0]))
+        return cell, top
 
     def _win(self, state: frozenset[int]) -> float:
         hit = self._memo.get(state)

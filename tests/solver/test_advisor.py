@@ -1,0 +1,74 @@
+"""The entry point: complete deduction, sound guesses, Kaboom's outside rule."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+
+from solver.advisor import decide, decide_rows
+from solver.position import MoveKind, Position
+from tests import oracle
+from tests.solver.boards import boards, make_position
+
+
+@pytest.mark.parametrize("profile", ["fast", "strong"])
+@settings(max_examples=150, deadline=None)
+@given(params=boards)
+def test_deduction_is_complete(profile: str, params) -> None:
+    position = make_position(params)
+    if position.is_start:
+        return
+    truth = oracle.statuses(position)
+    d = decide(position, profile=profile, probabilities=True, flag_mines=True)
+    reveals = {m.cell for m in d.moves if m.kind is MoveKind.REVEAL}
+    flags = {m.cell for m in d.moves if m.kind is MoveKind.FLAG}
+    safe = {c for c, s in truth.items() if s == "s" and position.char(*c) != "F"}
+    assert all(truth[c] == "m" for c in flags)
+    if safe:
+        assert d.certain and reveals and reveals <= safe, position.to_text()
+    else:
+        assert not d.certain or not reveals
+        for c in reveals:
+            assert truth[c] != "m", position.to_text()
+    assert d.probabilities is not None
+    expected = oracle.probabilities(position)
+    for c, p in expected.items():
+        assert d.probabilities[c] == pytest.approx(p, abs=1e-9)
+
+
+def test_outside_rule_keeps_guess_on_frontier() -> None:
+    # The frontier cells are 50/50, the far outside cells are safer; Kaboom's default
+    # outside rule still forbids them.
+    rows = ["1#######", "########", "########", "########"]
+    position = Position.from_rows(rows, 3)
+    free = decide(position, outside_guess=True)
+    kept = decide(position, outside_guess=False)
+    assert not kept.certain
+    assert kept.moves[-1].cell in position.frontier()
+    assert free.moves[-1].cell not in position.frontier()
+
+
+def test_outside_allowed_when_frontier_all_mines() -> None:
+    position = Position.from_rows(["3#####", "######", "######"], 4)
+    d = decide(position, outside_guess=False)
+    assert d.moves[-1].cell not in {(1, 0), (0, 1), (1, 1)}
+
+
+def test_mine_count_makes_outside_safe() -> None:
+    # The only mine is forced into the frontier pair; the outside is safe by the count.
+    position = Position.from_rows(["01#", "01#", "01#", "###"], 1)
+    d = decide(position)
+    assert d.certain
+    assert (0, 3) in {m.cell for m in d.moves}
+
+
+def test_first_click_and_rows() -> None:
+    d = decide_rows(["#" * 9] * 9, 10)
+    assert d.algorithm == "first" and d.moves[0].kind is MoveKind.REVEAL
+    d = decide_rows(["#" * 30] * 16, 99, first_click="opening")
+    assert d.moves[0].cell == (2, 2)
+
+
+def test_nothing_to_do_when_only_mines_left() -> None:
+    d = decide_rows(["11", "1#"], 1)
+    assert d.moves == () or all(m.kind is not MoveKind.REVEAL for m in d.moves)

@@ -1,0 +1,80 @@
+"""The endgame: layouts against the oracle, seed 000's LastTurns count, exact win search."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+
+from solver.endgame import Endgame, best_move, layouts
+from solver.position import Position
+from tests import oracle
+from tests.solver.boards import boards, make_position
+
+
+@settings(max_examples=150, deadline=None)
+@given(params=boards)
+def test_layouts_equal_enumeration(params) -> None:
+    position = make_position(params)
+    got = layouts(position, limit=10**6)
+    assert got is not None
+    assert set(got) == set(oracle.layouts(position))
+
+
+def test_seed_000_last_turns_count() -> None:
+    # LastTurns(9, 21): 9 mines left over 21 unknown cells, C(21, 9) = 293,930 placements.
+    assert math.comb(21, 9) == 293_930
+    # A board with 21 undecided covered cells and 9 mines: the brute force tries all
+    # C(21, 9) placements and keeps the consistent ones (144 in the seed's game; here
+    # whatever the oracle says).
+    rng = random.Random(5)
+    while True:
+        position, _ = oracle.random_position(rng, 6, 6, 9, 0.5)
+        if len(position.covered()) == 21:
+            break
+    got = layouts(position, limit=293_930)
+    assert got is not None
+    assert set(got) == set(oracle.layouts(position))
+    assert layouts(position, limit=293_929) is None
+
+
+def test_fifty_fifty_is_half() -> None:
+    # Two cells, one mine, nothing tells them apart: a coin flip.
+    position = Position.from_rows(["11", "##"], 1)
+    result = best_move(position, {}, position.covered())
+    assert result is not None
+    assert abs(result[1] - 0.5) < 1e-12
+
+
+@settings(max_examples=80, deadline=None)
+@given(params=boards)
+def test_win_chance_bounded_by_survival(params) -> None:
+    position = make_position(params)
+    lays = layouts(position, limit=10**6)
+    assert lays is not None
+    if len(lays) > 60:
+        return
+    cells = list(position.covered())
+    best = Endgame(position, lays, cells).best()
+    probs = oracle.probabilities(position)
+    if best is None:
+        return
+    cell, win = best
+    assert win <= 1.0 - probs[cell] + 1e-9
+    if min(probs.values()) == 0.0:
+        assert probs[cell] == 0.0
+
+
+def test_two_cells_one_mine_then_certain() -> None:
+    # The 1 sees three cells holding the only mine, so (2, 0) and (2, 1) are safe; they
+    # both see (1, 0) and (1, 1): a 0 (mine at (0, 1)) wins, a 1 leaves a coin flip.
+    position = Position.from_rows(["1##", "###"], 1)
+    lays = layouts(position)
+    assert lays is not None and len(lays) == 3
+    game = Endgame(position, lays, list(position.covered()))
+    best = game.best()
+    assert best is not None
+    cell, win = best
+    assert win == pytest.approx(2 / 3) and cell in {(2, 0), (2, 1)}

@@ -1,0 +1,60 @@
+"""The group method: sound against enumeration, and seed 000's subtraction example."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+
+from solver.frontier import Constraint
+from solver.groups import Group, deduce, reduce_groups
+from tests import oracle
+from tests.solver.boards import boards, make_position
+
+
+@settings(max_examples=200, deadline=None)
+@given(params=boards)
+def test_groups_are_sound(params) -> None:
+    position = make_position(params)
+    truth = oracle.statuses(position)
+    result = deduce(position)
+    assert all(truth[c] == "s" for c in result.safe), position.to_text()
+    assert all(truth[c] == "m" for c in result.mines), position.to_text()
+
+
+def test_seed_000_subset_example() -> None:
+    # (5678, 2) and (5, 1) -> (678, 1) and (5, 1); then 5 is a mine.
+    c = {i: (i, 0) for i in (5, 6, 7, 8)}
+    result = reduce_groups(
+        [Constraint((c[5], c[6], c[7], c[8]), 2), Constraint((c[5],), 1)]
+    )
+    assert result.mines == {c[5]}
+    assert Group(frozenset({c[6], c[7], c[8]}), 1) in result.groups
+
+
+def test_overlap_rule_seed_001_case_4() -> None:
+    # "1" over cells 1,2,3 and "1" over cells 2,3: cell 1 is safe.
+    a, b, d = (1, 0), (2, 0), (3, 0)
+    result = reduce_groups([Constraint((a, b, d), 1), Constraint((b, d), 1)])
+    assert result.safe == {a}
+
+
+def test_overlap_forces_mines_outside() -> None:
+    # A = {x, y} with 1 mine, B = {y, z, w} with 3 mines -> overlap y is a mine... and
+    # the mirror: B - A = {z, w} all mines, A - B = {x} safe.
+    x, y, z, w = (0, 0), (1, 0), (2, 0), (3, 0)
+    result = reduce_groups([Constraint((x, y), 1), Constraint((y, z, w), 3)])
+    assert result.safe == {x}
+    assert result.mines == {y, z, w}
+
+
+def test_seed_002_subtraction_pattern() -> None:
+    # 1-2-1 on a wall: the 2's private cells: numbers over a row of covered cells
+    # "1 2 1" above cells a b c d e -> b and d are mines, a, c, e safe.
+    a, b, c, d, e = ((i, 1) for i in range(5))
+    cons = [
+        Constraint((a, b, c), 1),  # the 1 over b
+        Constraint((b, c, d), 2),  # the 2 over c
+        Constraint((c, d, e), 1),  # the 1 over d
+    ]
+    result = reduce_groups(cons)
+    assert result.mines == {b, d}
+    assert result.safe == {a, c, e}

@@ -1,0 +1,72 @@
+"""The simulator's rules: first click, mine count, flood fill, same seed same game."""
+
+from __future__ import annotations
+
+import pytest
+
+from solver.position import Move
+from solver.simulator import Outcome, SimulatedGame, preset
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_sfar_first_click_never_a_mine(seed: int) -> None:
+    game = SimulatedGame(9, 9, 10, rule="sfar", seed=seed)
+    assert game.reveal(4, 4) is not Outcome.LOST
+    assert game.layout is not None and len(game.layout) == 10
+    assert (4, 4) not in game.layout
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_snr_first_click_opens_an_area(seed: int) -> None:
+    game = SimulatedGame(30, 16, 99, rule="snr", seed=seed)
+    game.reveal(2, 2)
+    assert game.char(2, 2) == "0"
+    assert game.layout is not None and len(game.layout) == 99
+    assert all(game.char(x, y) != "#" for x in (1, 2, 3) for y in (1, 2, 3))
+
+
+def test_snr_falls_back_when_crowded() -> None:
+    game = SimulatedGame(3, 3, 8, rule="snr", seed=1)
+    game.reveal(1, 1)
+    assert game.char(1, 1) == "8"
+
+
+def test_same_seed_same_game() -> None:
+    a = SimulatedGame(16, 16, 40, seed=42)
+    b = SimulatedGame(16, 16, 40, seed=42)
+    a.reveal(0, 0)
+    b.reveal(0, 0)
+    assert a.layout == b.layout and a.position() == b.position()
+    c = SimulatedGame(16, 16, 40, seed=43)
+    c.reveal(0, 0)
+    assert c.layout != a.layout
+
+
+def test_numbers_match_layout_and_win() -> None:
+    game = SimulatedGame(*preset("beginner"), seed=3)
+    game.reveal(0, 0)
+    layout = game.layout
+    assert layout is not None
+    for y in range(9):
+        for x in range(9):
+            ch = game.char(x, y)
+            if ch.isdigit():
+                n = sum((x + dx, y + dy) in layout for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+                assert int(ch) == n
+    for y in range(9):
+        for x in range(9):
+            if (x, y) not in layout and game.char(x, y) == "#":
+                game.reveal(x, y)
+    assert game.outcome is Outcome.WON
+    assert game.covered == 10
+
+
+def test_mine_loses_and_flags_block() -> None:
+    game = SimulatedGame(9, 9, 10, seed=4)
+    game.reveal(0, 0)
+    assert game.layout is not None
+    mine = next(iter(game.layout))
+    game.play(Move.flag(*mine))
+    assert game.reveal(*mine) is Outcome.PLAYING  # flagged: nothing happens
+    game.play(Move.flag(*mine))
+    assert game.reveal(*mine) is Outcome.LOST
