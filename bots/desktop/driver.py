@@ -1,0 +1,299 @@
+"""The screen driver's play loop: read the board, ask the solver, click, verify.
+
+One :class:`DesktopSession` owns the X connections, the game process it started (if
+any), the located window and grid.  Each turn it reads the board until two captures
+in a row agree (so half-drawn frames and animations are never acted on), asks
+:func:`solver.advisor.decide` for moves, clicks them nearest-first at the chosen speed,
+then re-reads until every click shows its expected effect and no open cell changed.
+If that does not happen within ``settle`` seconds it does not click blind: it decides
+again from the fresh reading.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from bots.desktop.grid import Grid, GridNotFoundError
+from bots.desktop.input import Button, Pointer
+from bots.desktop.profile import PLAYING, Profile, UnreadableCellError
+from bots.desktop.screen import Screen, Window, WindowNotFoundError
+from solver.advisor import decide
+from solver.errors import KaboomError
+from solver.position import Move, MoveKind, Position
+
+__all__ = ["DesktopSession", "GameRecord", "ScreenReadError", "nearest_first"]
+
+log = logging.getLogger(__name__)
+
+
+class ScreenReadError(RuntimeError):
+    """Raised when the board cannot be read consistently (window gone, obscured, unknown cells)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """How one game went on the screen."""
+
+    game_id: str | None
+    outcome: str
+    width: int
+    height: int
+    mines: int
+    clicks: int
+    turns: int
+    rereads: int
+    guesses: int
+    seconds: float
+    think_seconds: float = 0.0
+    final: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def moves_per_second(self) -> float:
+        return self.clicks / self.seconds if self.seconds > 0 else 0.0
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "game_id": self.game_id, "outcome": self.outcome, "width": self.width,
+            "height": self.height, "mines": self.mines, "clicks": self.clicks,
+            "turns": self.turns, "rereads": self.rereads, "guesses": self.guesses,
+            "seconds": round(self.seconds, 3), "think_seconds": round(self.think_seconds, 3),
+            "moves_per_second": round(self.moves_per_second, 2),
+        }
+
+
+def nearest_first(moves: list[Move], start: tuple[float, float],
+                  centre: callable) -> list[Move]:  # type: ignore[valid-type]
+    """Orders moves so each click goes to the nearest remaining cell (greedy tour)."""
+    left = list(moves)
+    here = start
+    tour = []
+    while left:
+        nxt = min(left, key=lambda m: math.dist(here, centre(m.x, m.y)))
+        left.remove(nxt)
+        tour.append(nxt)
+        here = centre(nxt.x, nxt.y)
+    return tour
+
+
+class DesktopSession:
+    """Plays one desktop game (a window on an X display) through a :class:`Profile`.
+
+    ``speed`` caps the clicks per second (0 = as fast as the game keeps up);
+    ``settle`` is how long to wait for the screen to show a batch of clicks.
+    """
+
+    def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,
+                 settle: float = 3.0, mines: int | None = None) -> None:
+        self.profile = profile
+        self.display = display or os.environ.get("DISPLAY", ":0")
+        self.speed = speed
+        self.settle = settle
+        self.stable_gap = 0.04
+        self.mines_override = mines
+        self.screen = Screen(self.display)
+        self.pointer = Pointer(self.display)
+        self.process: subprocess.Popen[bytes] | None = None
+        self.window: Window | None = None
+        self.grid: Grid | None = None  # in window coordinates
+        self.game_id: str | None = None
+        self.mines = 0
+        self._last_click = 0.0
+
+    # ------------------------------------------------------------------ lifetime
+    def close(self) -> None:
+        self._stop_process()
+        self.pointer.close()
+        self.screen.close()
+
+    def __enter__(self) -> DesktopSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _stop_process(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+        self.process = None
+
+    # ------------------------------------------------------------------ starting games
+    def start(self, game_id: str | None = None, index: int = 0) -> Position:
+        """Gets game number ``index`` on screen and returns its first reading.
+
+        A game id always (re)launches the game; otherwise the first game attaches to a
+        running window (launching one if there is none) and later games use the
+        game's own "new game" action.
+        """
+        gid = self.profile.next_game_id(game_id, index)
+        launchable = self.profile.command(gid) is not None
+        if gid is not None and launchable:
+            self._launch(gid)
+        elif index == 0:
+            try:
+                self.window = self.profile.find_window(self.screen, timeout=0)
+            except WindowNotFoundError:
+                self._launch(gid)
+        else:
+            assert self.window is not None
+            self.pointer.move(self.window.x + self.window.width // 2, self.window.y + 5)
+            self.profile.new_game(self.pointer.key)
+        self.game_id = gid
+        return self._await_board()
+
+    def _launch(self, gid: str | None) -> None:
+        old = self.window
+        self._stop_process()
+        if old is not None:  # wait for the old window to go away
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                try:
+                    self.screen.refresh(old)
+                except WindowNotFoundError:
+                    break
+                time.sleep(0.05)
+        self.process = self.profile.launch(gid, self.display)
+        if self.process is None:
+            raise WindowNotFoundError(f"{self.profile.name} cannot be launched; start it first")
+        self.window = self.profile.find_window(self.screen, timeout=15)
+
+    def _await_board(self, timeout: float = 15.0) -> Position:
+        """Waits until the window shows a readable, unfinished board; locates its grid."""
+        deadline = time.monotonic() + timeout
+        last_error: Exception | None = None
+        while time.monotonic() < deadline:
+            try:
+                assert self.window is not None
+                self.window = self.screen.refresh(self.window)
+                image = self.screen.capture_window(self.window)
+                grid = self.profile.find_grid(image)
+                self.profile.calibrate(image, grid)
+                self.grid = grid
+                self.mines = self.mines_override or self.profile.mine_count(
+                    self.game_id, grid.cols, grid.rows)
+                position = self.read(timeout=2.0)
+                if self.profile.outcome(position) == PLAYING:
+                    return position
+            except (GridNotFoundError, UnreadableCellError, ScreenReadError,
+                    RuntimeError) as exc:
+                last_error = exc
+            time.sleep(0.1)
+        raise ScreenReadError(f"no playable {self.profile.name} board appeared: {last_error}")
+
+    # ------------------------------------------------------------------ reading
+    def read(self, timeout: float = 3.0) -> Position:
+        """The board as two captures ``stable_gap`` seconds apart agree on it."""
+        assert self.window is not None and self.grid is not None
+        deadline = time.monotonic() + timeout
+        previous: list[str] | None = None
+        error: Exception | None = None
+        while True:
+            image = self.screen.capture_window(self.window)
+            try:
+                rows = self.profile.read(image, self.grid)
+            except UnreadableCellError as exc:
+                rows, error = None, exc
+            if rows is not None and rows == previous:
+                return Position.from_rows(rows, self.mines)
+            previous = rows
+            if time.monotonic() > deadline:
+                raise ScreenReadError(f"board did not settle: {error}")
+            # a game may paint one change in several strokes: confirm after a pause
+            time.sleep(self.stable_gap)
+
+    # ------------------------------------------------------------------ acting
+    def _screen_centre(self, x: int, y: int) -> tuple[int, int]:
+        assert self.window is not None and self.grid is not None
+        cx, cy = self.grid.centre(x, y)
+        return self.window.x + cx, self.window.y + cy
+
+    def click(self, move: Move) -> None:
+        """Clicks one move, keeping to the speed limit."""
+        if self.speed > 0:
+            wait = self._last_click + 1.0 / self.speed - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+        button = Button.RIGHT if move.kind is MoveKind.FLAG else Button.LEFT
+        self.pointer.click(*self._screen_centre(move.x, move.y), button)
+        self._last_click = time.monotonic()
+
+    def _verify(self, before: Position, moves: list[Move]) -> tuple[Position, bool]:
+        """Re-reads until the moves show and open cells kept their numbers."""
+        deadline = time.monotonic() + self.settle
+        while True:
+            try:
+                after = self.read()
+            except ScreenReadError:
+                if time.monotonic() > deadline:
+                    raise
+                continue
+            if self.profile.outcome(after) != PLAYING:
+                return after, True
+            if _as_expected(before, after, moves):
+                return after, True
+            if time.monotonic() > deadline:
+                log.warning("screen does not show the last clicks; deciding again")
+                return after, False
+            time.sleep(0.02)
+
+    def play(self, game_id: str | None = None, index: int = 0,
+             max_turns: int = 10_000) -> GameRecord:
+        """Plays one game to its end and reports how it went."""
+        position = self.start(game_id, index)
+        started = time.monotonic()
+        clicks = turns = rereads = guesses = 0
+        thinking = 0.0
+        outcome = PLAYING
+        while turns < max_turns:
+            outcome = self.profile.outcome(position)
+            if outcome != PLAYING:
+                break
+            t0 = time.monotonic()
+            try:
+                decision = decide(position, outside_guess=True)
+            except KaboomError as exc:  # the reading contradicts itself: look again
+                log.warning("inconsistent reading (%s); re-reading", exc)
+                rereads += 1
+                time.sleep(0.1)
+                position = self.read()
+                continue
+            thinking += time.monotonic() - t0
+            if not decision.moves:
+                break
+            guesses += 0 if decision.certain else 1
+            moves = nearest_first(list(decision.moves), self.pointer.position,
+                                  self._screen_centre)
+            for move in moves:
+                self.click(move)
+            clicks += len(moves)
+            turns += 1
+            position, ok = self._verify(position, moves)
+            rereads += 0 if ok else 1
+        seconds = time.monotonic() - started
+        outcome = self.profile.outcome(position)
+        return GameRecord(self.game_id, outcome, position.width, position.height, position.mines,
+                          clicks, turns, rereads, guesses, seconds, thinking, position.rows)
+
+
+def _as_expected(before: Position, after: Position, moves: list[Move]) -> bool:
+    for (x, y), n in before.numbers():
+        if after.char(x, y) != str(n):
+            return False
+    for m in moves:
+        ch = after.char(m.x, m.y)
+        if m.kind is MoveKind.REVEAL and after.is_covered(m.x, m.y) and ch != "F":
+            return False
+        if m.kind is MoveKind.FLAG and (ch == "F") == (before.char(m.x, m.y) == "F"):
+            return False
+    return True
+
+

@@ -1,0 +1,87 @@
+"""What one cell looks like, reduced to a few numbers a profile can classify.
+
+A profile never reads single fixed pixels: every feature is a statistic over a region
+of the cell scaled to the detected cell size (surface colour = commonest colour of the interior,
+relief = edge bands of the cell, ink = interior pixels far from the surface colour,
+matched to the profile's palette), so the same profile works at any tile size and
+survives anti-aliasing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from bots.desktop.grid import Grid
+
+__all__ = ["RGB", "CellLook", "colour_distance", "look_at", "looks"]
+
+RGB = tuple[int, int, int]
+
+
+def colour_distance(a: RGB | np.ndarray, b: RGB | np.ndarray) -> float:
+    """Euclidean distance in RGB (0 to about 441)."""
+    return float(np.linalg.norm(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)))
+
+
+@dataclass(frozen=True, slots=True)
+class CellLook:
+    """Statistics of one cell's pixels.
+
+    ``relief`` > 0 means the top-left edge is lighter than the bottom-right (a raised,
+    covered tile); ``ink`` maps palette names to the share of the interior drawn in
+    that colour; ``ink_share`` is the share of the interior that is not surface.
+    """
+
+    surface: RGB
+    relief: float
+    ink_share: float
+    ink: Mapping[str, float]
+
+    def dominant_ink(self) -> str | None:
+        """The palette colour covering most of the interior, if any ink is present."""
+        if not self.ink:
+            return None
+        return max(self.ink, key=lambda k: self.ink[k])
+
+
+def look_at(cell: np.ndarray, palette: Mapping[str, RGB], ink_threshold: float = 80.0,
+            margin: float = 0.15) -> CellLook:
+    """Measures one cell image (``h x w x 3``, the cell's full box)."""
+    h, w = cell.shape[:2]
+    px = cell.astype(np.float64)
+    grey = px.mean(axis=2)
+    band = max(1, round(min(h, w) * 0.1))
+    m_y, m_x = max(band, round(h * margin)), max(band, round(w * margin))
+    # relief: light top/left bands vs dark bottom/right bands, away from the corners
+    top = grey[:band, m_x:w - m_x].mean()
+    left = grey[m_y:h - m_y, :band].mean()
+    bottom = grey[h - band:, m_x:w - m_x].mean()
+    right = grey[m_y:h - m_y, w - band:].mean()
+    relief = float((top + left) / 2 - (bottom + right) / 2)
+    inner = px[m_y:h - m_y, m_x:w - m_x].reshape(-1, 3)
+    colours, counts = np.unique(inner.astype(np.uint8), axis=0, return_counts=True)
+    surface = colours[counts.argmax()].astype(np.float64)  # the commonest colour
+    dist = np.linalg.norm(inner - surface, axis=1)
+    ink_px = inner[dist >= ink_threshold]
+    ink: dict[str, float] = {}
+    if len(ink_px) and palette:
+        names = list(palette)
+        refs = np.array([palette[n] for n in names], dtype=np.float64)
+        nearest = np.linalg.norm(ink_px[:, None, :] - refs[None, :, :], axis=2).argmin(axis=1)
+        counts = np.bincount(nearest, minlength=len(names))
+        ink = {names[i]: counts[i] / len(inner) for i in range(len(names)) if counts[i]}
+    surface_rgb: RGB = (int(surface[0]), int(surface[1]), int(surface[2]))
+    return CellLook(surface_rgb, relief, len(ink_px) / max(1, len(inner)), ink)
+
+
+def looks(image: np.ndarray, grid: Grid, palette: Mapping[str, RGB],
+          ink_threshold: float = 80.0) -> dict[tuple[int, int], CellLook]:
+    """Measures every cell of ``grid`` in ``image``."""
+    out = {}
+    for x, y in grid.cells():
+        x0, y0, x1, y1 = grid.rect(x, y)
+        out[x, y] = look_at(image[y0:y1, x0:x1], palette, ink_threshold)
+    return out

@@ -1,0 +1,152 @@
+"""Seeing the X display: finding a game's window and capturing its pixels.
+
+Capture goes through ``mss`` (fast, shared-memory); if it is unavailable or fails,
+python-xlib's ``get_image`` on the root window does the same job more slowly.  Windows
+are found by walking the X window tree and matching the window name or ``WM_CLASS``,
+so no window manager is needed (under a bare Xvfb there is none).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from Xlib import X, display
+from Xlib.error import XError
+
+__all__ = ["Screen", "Window", "WindowNotFoundError"]
+
+log = logging.getLogger(__name__)
+
+
+class WindowNotFoundError(RuntimeError):
+    """Raised when no mapped window matches what a profile looks for."""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A top-level window's id, title, class and position on the root window."""
+
+    id: int
+    name: str
+    wm_class: tuple[str, ...]
+    x: int
+    y: int
+    width: int
+    height: int
+
+
+class Screen:
+    """One X display: window lookup and RGB capture of screen rectangles."""
+
+    def __init__(self, display_name: str | None = None) -> None:
+        self.display_name = display_name or os.environ.get("DISPLAY", ":0")
+        self._x = display.Display(self.display_name)
+        self._root = self._x.screen().root
+        self._mss = None
+        try:
+            import mss
+
+            factory = getattr(mss, "MSS", None) or mss.mss
+            self._mss = factory(display=self.display_name)
+        except Exception as exc:  # no mss or no XShm: fall back to Xlib
+            log.info("mss unavailable (%s); capturing with Xlib get_image", exc)
+
+    def close(self) -> None:
+        if self._mss is not None:
+            self._mss.close()
+        self._x.close()
+
+    def __enter__(self) -> Screen:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ windows
+    def windows(self) -> list[Window]:
+        """Every mapped, viewable window of a useful size, depth-first."""
+        found: list[Window] = []
+        stack = [self._root]
+        while stack:
+            win = stack.pop()
+            try:
+                children = win.query_tree().children
+            except XError:
+                continue
+            stack.extend(reversed(children))
+            if win == self._root:
+                continue
+            try:
+                attrs = win.get_attributes()
+                if attrs.map_state != X.IsViewable:
+                    continue
+                geo = win.get_geometry()
+                if geo.width < 40 or geo.height < 40:
+                    continue
+                pos = win.translate_coords(self._root, 0, 0)
+                name = win.get_wm_name() or ""
+                if isinstance(name, bytes):
+                    name = name.decode("utf-8", "replace")
+                wm_class = tuple(win.get_wm_class() or ())
+            except XError:
+                continue
+            found.append(Window(win.id, str(name), wm_class, -pos.x, -pos.y,
+                                geo.width, geo.height))
+        return found
+
+    def find_window(self, pattern: str, timeout: float = 0.0) -> Window:
+        """The largest window whose name or WM_CLASS matches the regex ``pattern``.
+
+        Waits up to ``timeout`` seconds for it to appear.
+        """
+        rx = re.compile(pattern, re.IGNORECASE)
+        deadline = time.monotonic() + timeout
+        while True:
+            hits = [w for w in self.windows()
+                    if rx.search(w.name) or any(rx.search(c) for c in w.wm_class)]
+            if hits:
+                return max(hits, key=lambda w: w.width * w.height)
+            if time.monotonic() >= deadline:
+                raise WindowNotFoundError(f"no window matches {pattern!r}")
+            time.sleep(0.1)
+
+    def refresh(self, window: Window) -> Window:
+        """The same window with its current position and size."""
+        for w in self.windows():
+            if w.id == window.id:
+                return w
+        raise WindowNotFoundError(f"window {window.id:#x} ({window.name!r}) is gone")
+
+    # ------------------------------------------------------------------ pixels
+    def capture(self, left: int, top: int, width: int, height: int) -> np.ndarray:
+        """RGB pixels of a screen rectangle as an ``H x W x 3`` uint8 array."""
+        if self._mss is not None:
+            try:
+                shot = self._mss.grab({"left": left, "top": top,
+                                       "width": width, "height": height})
+                bgra = np.frombuffer(shot.bgra, dtype=np.uint8)
+                bgra = bgra.reshape(shot.height, shot.width, 4)
+                return np.ascontiguousarray(bgra[..., 2::-1])
+            except Exception as exc:
+                log.warning("mss capture failed (%s); using Xlib from now on", exc)
+                self._mss = None
+        return self._capture_xlib(left, top, width, height)
+
+    def _capture_xlib(self, left: int, top: int, width: int, height: int) -> np.ndarray:
+        raw = self._root.get_image(left, top, width, height, X.ZPixmap, 0xFFFFFFFF)
+        data = np.frombuffer(raw.data, dtype=np.uint8)
+        bgrx = data.reshape(height, -1, 4)[:, :width]  # 24/32-bit visuals: 4 bytes/pixel
+        return np.ascontiguousarray(bgrx[..., 2::-1])
+
+    def capture_window(self, window: Window) -> np.ndarray:
+        """RGB pixels of a window, clipped to the screen."""
+        geo = self._root.get_geometry()
+        x0, y0 = max(window.x, 0), max(window.y, 0)
+        x1 = min(window.x + window.width, geo.width)
+        y1 = min(window.y + window.height, geo.height)
+        return self.capture(x0, y0, x1 - x0, y1 - y0)
