@@ -1,0 +1,67 @@
+// The JSON API (docs: /work/shared/spec/api.md, live: /docs), wrapped in small async functions.
+// Every answer is parsed by parseGame so the 63-bit seed survives: JavaScript numbers hold
+// only 53 bits, so the seed is also kept as the digits the server sent.
+
+export class ApiError extends Error {
+  /** An HTTP error answer; `detail` is the server's explanation. */
+  constructor(status, detail) {
+    super(typeof detail === "string" ? detail : JSON.stringify(detail));
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+/** Parses a game answer, keeping `seed` exact as the string `seedText`. */
+export function parseGame(text) {
+  const game = JSON.parse(text);
+  const match = /"seed"\s*:\s*(\d+)/.exec(text);
+  game.seedText = match ? match[1] : String(game.seed);
+  return game;
+}
+
+async function call(method, path, { body, signal } = {}) {
+  const init = { method, signal, headers: { Accept: "application/json" } };
+  if (body !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = body;
+  }
+  const response = await fetch(path, init);
+  const text = await response.text();
+  if (!response.ok) {
+    let detail = text;
+    try {
+      detail = JSON.parse(text).detail ?? text;
+    } catch {
+      // not JSON: keep the text
+    }
+    throw new ApiError(response.status, detail);
+  }
+  return text;
+}
+
+const gamePath = (id) => `/api/games/${encodeURIComponent(id)}`;
+
+/** Fetches a game. */
+export async function getGame(id) {
+  return parseGame(await call("GET", gamePath(id)));
+}
+
+/** Waits (long poll) until the game's move count differs from `moves`, or the timeout. */
+export async function waitGame(id, moves, signal, timeout = 25) {
+  return parseGame(await call("GET", `${gamePath(id)}?wait_moves=${moves}&timeout=${timeout}`, { signal }));
+}
+
+/** Plays a move: `kind` is reveal, flag or chord. */
+export async function move(id, kind, x, y) {
+  return parseGame(await call("POST", `${gamePath(id)}/${kind}`, { body: JSON.stringify({ x, y }) }));
+}
+
+/** Takes back the last move (after a loss, or in a debug game). */
+export async function undo(id) {
+  return parseGame(await call("POST", `${gamePath(id)}/undo`));
+}
+
+/** Every covered cell's status (s/m/u) and mine probability; marks the game assisted. */
+export async function analysis(id) {
+  return JSON.parse(await call("GET", `${gamePath(id)}/analysis`));
+}

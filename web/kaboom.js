@@ -1,0 +1,511 @@
+// The page's controller. Moves go straight to the JSON API with fetch and patch only the cells
+// that changed (board.js); htmx posts the new-game form and the "same board again" button
+// (a tiny extension below sends them as JSON). A long poll keeps the page in step with moves
+// made elsewhere (a bot, another tab): that is spectating.
+
+import * as api from "./api.js";
+import { Board, isCovered, percent } from "./board.js";
+import { attachInput } from "./input.js";
+import * as store from "./store.js";
+
+const $ = (selector) => document.querySelector(selector);
+const ui = {
+  form: $("#new-game"),
+  preset: $("#preset"),
+  width: $("#width"),
+  height: $("#height"),
+  mines: $("#mines"),
+  formError: $("#form-error"),
+  minesLeft: $("#mines-left"),
+  timer: $("#timer"),
+  moves: $("#moves"),
+  forced: $("#forced"),
+  face: $("#face"),
+  status: $("#status"),
+  badges: $("#badges"),
+  message: $("#message"),
+  banner: $("#banner"),
+  undo: $("#undo"),
+  sameBoard: $("#same-board"),
+  share: $("#share"),
+  hover: $("#hover-info"),
+  stats: $("#stats tbody"),
+};
+const board = new Board($("#board"));
+
+const state = {
+  game: null, // the last game answer shown
+  seq: 0, // local requests started: a long poll sent before one is stale
+  inflight: 0,
+  queue: Promise.resolve(), // local moves run one after another, in click order
+  poll: null, // AbortController of the long poll
+  analysisToken: 0,
+  clockBase: 0, // elapsed_ms at the last answer ...
+  clockAt: 0, // ... and when it arrived (performance.now())
+  clockRunning: false,
+};
+
+const REASONS = {
+  certain_mine: ({ x, y }) =>
+    `Boom at (${x}, ${y}): that cell was certainly a mine; the open numbers prove it.`,
+  guess_while_safe: ({ x, y }) =>
+    `Boom at (${x}, ${y}): you guessed while a safe cell existed, and Kaboom punishes that.`,
+  outside_guess: ({ x, y }) =>
+    `Boom at (${x}, ${y}): a guess outside the frontier while frontier cells were still undecided.`,
+  forced_guess: ({ x, y }) =>
+    `Boom at (${x}, ${y}): no safe cell existed, so it was a forced guess, and the fair odds went against you.`,
+};
+
+// ---------------------------------------------------------------- showing a game
+
+/** Shows a game that replaces the current one (new game, reopened link). */
+function loadGame(game, { push = false } = {}) {
+  state.poll?.abort();
+  state.game = null;
+  board.build(game.board);
+  applyGame(game);
+  const path = `/games/${encodeURIComponent(game.id)}`;
+  if (location.pathname !== path) history[push ? "pushState" : "replaceState"]({}, "", path);
+  startPoll(game.id);
+}
+
+/** Shows a new state of the current game, touching only what changed. */
+function applyGame(game) {
+  const previous = state.game;
+  state.game = game;
+  if (!previous || previous.id !== game.id) board.build(game.board);
+  else board.update(game.board);
+  const el = board.el;
+  el.dataset.gameId = game.id;
+  el.dataset.moves = game.moves;
+  el.setAttribute("aria-label", `Minefield, ${game.width} by ${game.height}, ${game.mines} mines`);
+
+  ui.minesLeft.textContent = game.mines_left;
+  ui.moves.textContent = game.moves;
+  ui.forced.textContent = game.forced_guesses;
+  setClock(game);
+  ui.status.dataset.status = game.status;
+  ui.status.textContent = { playing: "Playing", won: "Won", lost: "Lost" }[game.status];
+  ui.face.dataset.face = game.status;
+  showBadges(game);
+  showBanner(game);
+  board.setProof(game.status === "lost" && game.loss?.safe_cell ? game.loss.safe_cell : null);
+
+  ui.undo.disabled = !undoAllowed(game);
+  ui.share.disabled = false;
+  ui.sameBoard.disabled = false;
+  ui.sameBoard.setAttribute("hx-vals", JSON.stringify(sameBoardValues(game)));
+
+  if (game.status !== "playing" && store.recordResult(game)) showStats();
+  if (game.debug && game.status === "playing") refreshAnalysis(game);
+  else {
+    state.analysisToken++;
+    board.clearKnowledge();
+    delete el.dataset.analysedMoves;
+  }
+}
+
+function undoAllowed(game) {
+  if (typeof game.undo_allowed === "boolean") return game.undo_allowed;
+  return game.moves > 0 && (game.status === "lost" || (game.debug && game.status === "playing"));
+}
+
+function showBadges(game) {
+  const words = [`${game.width}×${game.height}, ${game.mines} mines`];
+  if (game.first_click === "opening") words.push("opening");
+  if (game.forced_guess === "fair") words.push("fair guesses");
+  if (game.outside_guess) words.push("outside guesses forced");
+  if (game.question_marks === false) words.push("no ?");
+  const badges = words.map((w) => `<span class="badge">${w}</span>`);
+  if (game.debug) badges.push('<span class="badge debug">debug</span>');
+  if (game.assisted) badges.push('<span class="badge assisted" title="Not counted in statistics">assisted</span>');
+  const html = badges.join("");
+  if (ui.badges.innerHTML !== html) ui.badges.innerHTML = html;
+}
+
+function showBanner(game) {
+  const banner = ui.banner;
+  if (game.status === "playing") {
+    banner.hidden = true;
+    banner.className = "banner";
+    delete banner.dataset.reason;
+    return;
+  }
+  let html;
+  if (game.status === "won") {
+    const secs = (game.elapsed_ms / 1000).toFixed(1);
+    html = `<strong>You won!</strong> ${secs} s, ${game.moves} moves`;
+    if (game.forced_guesses) html += `, ${game.forced_guesses} forced guess${game.forced_guesses > 1 ? "es" : ""}`;
+    html += game.assisted ? ". Assisted, so not counted in statistics." : ".";
+    banner.className = "banner won";
+    delete banner.dataset.reason;
+  } else {
+    const loss = game.loss ?? { x: "?", y: "?", reason: "" };
+    const explain = REASONS[loss.reason] ?? (({ x, y }) => `Boom at (${x}, ${y}).`);
+    html = `<strong>You lost.</strong> ${escapeHtml(explain(loss))}`;
+    if (loss.safe_cell) {
+      const { x, y } = loss.safe_cell;
+      html += ` <span class="proof-text">(${x}, ${y}) was provably safe.</span>`;
+    }
+    if (undoAllowed(game)) html += " Undo takes the move back.";
+    banner.className = "banner lost";
+    banner.dataset.reason = loss.reason;
+  }
+  if (banner.innerHTML !== html) banner.innerHTML = html;
+  banner.hidden = false;
+}
+
+function sameBoardValues(game) {
+  return {
+    width: game.width,
+    height: game.height,
+    mines: game.mines,
+    first_click: game.first_click,
+    forced_guess: game.forced_guess,
+    outside_guess: String(game.outside_guess),
+    question_marks: String(game.question_marks !== false),
+    debug: String(Boolean(game.debug)),
+    seed: game.seedText,
+  };
+}
+
+// ---------------------------------------------------------------- clock
+
+function setClock(game) {
+  state.clockBase = game.elapsed_ms;
+  state.clockAt = performance.now();
+  const started = game.elapsed_ms > 0 || game.board.some((row) => /[0-8]/.test(row));
+  state.clockRunning = game.status === "playing" && started;
+  tick();
+}
+
+function tick() {
+  let ms = state.clockBase;
+  if (state.clockRunning) ms += performance.now() - state.clockAt;
+  const text = String(Math.floor(ms / 1000));
+  if (ui.timer.textContent !== text) ui.timer.textContent = text;
+}
+
+// ---------------------------------------------------------------- moves
+
+function say(text) {
+  ui.message.textContent = text;
+  clearTimeout(say.timer);
+  if (text) say.timer = setTimeout(() => (ui.message.textContent = ""), 4000);
+}
+
+/** Sends a request that changes the game, in order after the ones before it. */
+function enqueue(request) {
+  const game = state.game;
+  if (!game) return;
+  state.seq++;
+  state.inflight++;
+  state.queue = state.queue.then(async () => {
+    try {
+      const answer = await request(game.id);
+      if (state.game?.id === game.id) applyGame(answer);
+    } catch (error) {
+      say(error instanceof api.ApiError ? String(error.detail) : `Network error: ${error.message}`);
+    } finally {
+      state.inflight--;
+    }
+  });
+}
+
+function playing() {
+  return state.game?.status === "playing";
+}
+
+function flagsAround(x, y) {
+  let flags = 0;
+  let open = 0;
+  for (const [nx, ny] of board.neighbours(x, y)) {
+    const ch = board.char(nx, ny);
+    if (ch === "F") flags++;
+    else if (isCovered(ch)) open++;
+  }
+  return { flags, open };
+}
+
+const actions = {
+  primary(x, y) {
+    if (!playing()) return;
+    const ch = board.char(x, y);
+    if (ch === "#" || ch === "?") enqueue((id) => api.move(id, "reveal", x, y));
+    else if (ch >= "1" && ch <= "8") {
+      const { flags, open } = flagsAround(x, y);
+      if (flags === Number(ch) && open > 0) enqueue((id) => api.move(id, "chord", x, y));
+    }
+  },
+  mark(x, y) {
+    if (!playing() || !isCovered(board.char(x, y))) return;
+    enqueue((id) => api.move(id, "flag", x, y));
+  },
+  chord(x, y) {
+    if (!playing()) return;
+    const ch = board.char(x, y);
+    if (!(ch >= "1" && ch <= "8")) return;
+    const { flags, open } = flagsAround(x, y);
+    if (flags !== Number(ch)) say(`A chord on (${x}, ${y}) needs exactly ${ch} flag${ch === "1" ? "" : "s"} around it.`);
+    else if (open > 0) enqueue((id) => api.move(id, "chord", x, y));
+  },
+  undo() {
+    if (state.game && undoAllowed(state.game)) enqueue((id) => api.undo(id));
+  },
+  newGame() {
+    ui.form.requestSubmit();
+  },
+  pressing(on) {
+    if (playing()) ui.face.dataset.face = on ? "pressing" : "playing";
+  },
+};
+
+// ---------------------------------------------------------------- debug overlay
+
+async function refreshAnalysis(game) {
+  const token = ++state.analysisToken;
+  try {
+    const analysis = await api.analysis(game.id);
+    if (token !== state.analysisToken) return; // the board moved on meanwhile
+    board.setKnowledge(analysis.status, analysis.probability);
+    board.el.dataset.analysedMoves = game.moves;
+    if (state.game && !state.game.assisted) showBadges({ ...state.game, assisted: true });
+  } catch (error) {
+    if (token === state.analysisToken) say(`Analysis failed: ${error.message}`);
+  }
+}
+
+function showHover(event) {
+  const xy = board.at(event.target);
+  if (!xy) return;
+  const cell = board.cell(xy.x, xy.y);
+  let text = `(${xy.x}, ${xy.y})`;
+  const k = cell.dataset.knowledge;
+  if (k) {
+    text += ` ${{ s: "safe", m: "mine", u: "unknown" }[k]}`;
+    if (cell.dataset.p !== undefined) text += `: ${percent(Number(cell.dataset.p))} mine`;
+  }
+  ui.hover.textContent = text;
+}
+
+// ---------------------------------------------------------------- spectating
+
+function startPoll(id) {
+  const controller = new AbortController();
+  state.poll = controller;
+  pollLoop(id, controller.signal);
+}
+
+async function pollLoop(id, signal) {
+  let failures = 0;
+  while (!signal.aborted && state.game?.id === id) {
+    if (state.inflight) await state.queue;
+    const sentAt = state.seq;
+    try {
+      const fresh = await api.waitGame(id, state.game.moves, signal);
+      failures = 0;
+      if (signal.aborted || state.seq !== sentAt || state.inflight) continue; // raced a local move
+      if (fresh.moves !== state.game.moves || fresh.status !== state.game.status) applyGame(fresh);
+    } catch (error) {
+      if (signal.aborted) return;
+      failures++;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(30000, 500 * 2 ** failures)));
+    }
+  }
+}
+
+// ---------------------------------------------------------------- new game (htmx)
+
+function gameBody(parameters) {
+  const text = (name) => String(parameters.get(name) ?? "").trim();
+  const flag = (name) => ["on", "true"].includes(text(name));
+  const body = {
+    width: Number(text("width")),
+    height: Number(text("height")),
+    mines: Number(text("mines")),
+    first_click: text("first_click") || "safe",
+    forced_guess: text("forced_guess") || "survive",
+    outside_guess: flag("outside_guess"),
+    question_marks: flag("question_marks"),
+    debug: flag("debug"),
+  };
+  let json = JSON.stringify(body);
+  const seed = text("seed");
+  // Spliced in as digits: a 63-bit seed does not survive a JavaScript number.
+  if (/^[1-9][0-9]{0,18}$/.test(seed)) json = `${json.slice(0, -1)},"seed":${seed}}`;
+  return json;
+}
+
+function defineHtmxExtension() {
+  window.htmx.defineExtension("kaboom-json", {
+    onEvent(name, event) {
+      if (name === "htmx:configRequest") event.detail.headers["Content-Type"] = "application/json";
+      return true;
+    },
+    encodeParameters(xhr, parameters) {
+      xhr.overrideMimeType("text/json");
+      return gameBody(parameters);
+    },
+  });
+  document.body.addEventListener("htmx:afterRequest", (event) => {
+    const source = event.detail.elt;
+    if (!(source instanceof Element) || !source.hasAttribute("data-creates-game")) return;
+    const xhr = event.detail.xhr;
+    if (xhr.status === 201 || xhr.status === 200) {
+      ui.formError.hidden = true;
+      const game = api.parseGame(xhr.responseText);
+      store.ownGame(game.id);
+      loadGame(game, { push: true });
+      if (source !== ui.form || document.activeElement === document.body) board.el.focus();
+    } else {
+      let detail = xhr.responseText || "the server did not answer";
+      try {
+        detail = JSON.parse(xhr.responseText).detail ?? detail;
+      } catch {
+        // keep the text
+      }
+      if (typeof detail !== "string") detail = detail.map?.((d) => d.msg).join("; ") ?? JSON.stringify(detail);
+      ui.formError.textContent = `Could not start a game: ${detail}`;
+      ui.formError.hidden = false;
+    }
+  });
+}
+
+// ---------------------------------------------------------------- settings
+
+function readForm() {
+  const f = ui.form.elements;
+  return {
+    preset: f.preset.value,
+    width: Number(f.width.value),
+    height: Number(f.height.value),
+    mines: Number(f.mines.value),
+    first_click: f.first_click.value,
+    forced_guess: f.forced_guess.value,
+    outside_guess: f.outside_guess.checked,
+    question_marks: f.question_marks.checked,
+    debug: f.debug.checked,
+  };
+}
+
+function writeForm(settings) {
+  const f = ui.form.elements;
+  f.preset.value = settings.preset;
+  f.width.value = settings.width;
+  f.height.value = settings.height;
+  f.mines.value = settings.mines;
+  f.first_click.value = settings.first_click;
+  f.forced_guess.value = settings.forced_guess;
+  f.outside_guess.checked = settings.outside_guess;
+  f.question_marks.checked = settings.question_marks;
+  f.debug.checked = settings.debug;
+  limitMines();
+}
+
+function limitMines() {
+  const cells = Number(ui.width.value) * Number(ui.height.value);
+  if (cells >= 4) ui.mines.max = String(cells - 1);
+}
+
+function onFormInput(event) {
+  const target = event.target;
+  if (target === ui.preset && target.value in store.PRESETS) {
+    const p = store.PRESETS[target.value];
+    ui.width.value = p.width;
+    ui.height.value = p.height;
+    ui.mines.value = p.mines;
+  } else if ([ui.width, ui.height, ui.mines].includes(target)) {
+    const preset = store.presetOf({
+      width: Number(ui.width.value),
+      height: Number(ui.height.value),
+      mines: Number(ui.mines.value),
+    });
+    ui.preset.value = preset ?? "custom";
+  }
+  limitMines();
+  if (target.name !== "seed") store.saveSettings(readForm());
+}
+
+// ---------------------------------------------------------------- statistics
+
+function showStats() {
+  const stats = store.loadStats();
+  const rows = Object.entries(store.PRESETS).map(([key, p]) => {
+    const s = stats[key];
+    const rate = s.played ? `${Math.round((100 * s.won) / s.played)} %` : "–";
+    const best = s.best_ms === null ? "–" : `${(s.best_ms / 1000).toFixed(1)} s`;
+    return `<tr data-preset="${key}"><th scope="row">${p.label}</th><td data-stat="played">${s.played}</td>
+      <td data-stat="won">${s.won}</td><td data-stat="rate">${rate}</td><td data-stat="best">${best}</td></tr>`;
+  });
+  ui.stats.innerHTML = rows.join("");
+}
+
+// ---------------------------------------------------------------- start
+
+function gameIdFromPath() {
+  const match = /^\/games\/([^/]+)\/?$/.exec(location.pathname);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+async function openFromLocation() {
+  const id = gameIdFromPath();
+  if (!id) {
+    actions.newGame();
+    return;
+  }
+  try {
+    loadGame(await api.getGame(id));
+  } catch (error) {
+    if (error instanceof api.ApiError && error.status === 404) {
+      actions.newGame();
+      say(`Game ${id} does not exist on this server; here is a new one.`);
+    } else {
+      ui.status.textContent = `Could not load the game: ${error.message}`;
+    }
+  }
+}
+
+async function share() {
+  if (!state.game) return;
+  const url = `${location.origin}/games/${encodeURIComponent(state.game.id)}`;
+  try {
+    await navigator.clipboard.writeText(url);
+    say("Link copied.");
+  } catch {
+    window.prompt("Copy this game's link:", url);
+  }
+}
+
+function start() {
+  writeForm(store.loadSettings());
+  showStats();
+  ui.form.addEventListener("input", onFormInput);
+  ui.form.addEventListener("change", onFormInput);
+  ui.face.addEventListener("click", () => actions.newGame());
+  ui.undo.addEventListener("click", () => actions.undo());
+  ui.share.addEventListener("click", share);
+  $("#reset-stats").addEventListener("click", () => {
+    store.resetStats();
+    showStats();
+  });
+  board.el.addEventListener("mouseover", showHover);
+  attachInput(board, actions);
+  setInterval(tick, 250);
+  window.addEventListener("popstate", openFromLocation);
+
+  if (!window.htmx) {
+    ui.status.textContent = "htmx is missing: run `npm ci` in the project, then reload.";
+    return;
+  }
+  defineHtmxExtension();
+  window.htmx.process(document.body);
+  openFromLocation();
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+// After htmx's own start-up (it listens for DOMContentLoaded first, being an earlier script).
+if (document.readyState === "complete") start();
+else document.addEventListener("DOMContentLoaded", start);

@@ -1,0 +1,111 @@
+// What the browser remembers between visits (localStorage): the new-game settings, the
+// statistics per preset, and which games this browser started (only those count).
+
+export const PRESETS = {
+  beginner: { label: "Beginner", width: 9, height: 9, mines: 10 },
+  intermediate: { label: "Intermediate", width: 16, height: 16, mines: 40 },
+  expert: { label: "Expert", width: 30, height: 16, mines: 99 },
+};
+
+export const DEFAULT_SETTINGS = {
+  preset: "beginner",
+  width: 9,
+  height: 9,
+  mines: 10,
+  first_click: "safe",
+  forced_guess: "survive",
+  outside_guess: false,
+  question_marks: true,
+  debug: false,
+};
+
+const KEYS = {
+  settings: "kaboom.settings",
+  stats: "kaboom.stats",
+  own: "kaboom.own-games",
+  counted: "kaboom.counted-games",
+};
+const REMEMBERED_GAMES = 500;
+
+function read(key, fallback) {
+  try {
+    const text = localStorage.getItem(key);
+    return text === null ? fallback : JSON.parse(text);
+  } catch {
+    return fallback;
+  }
+}
+
+function write(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // storage full or disabled: the page still works, it just forgets
+  }
+}
+
+/** The saved new-game settings, with defaults for anything missing. */
+export function loadSettings() {
+  return { ...DEFAULT_SETTINGS, ...read(KEYS.settings, {}) };
+}
+
+/** Saves the new-game settings. */
+export function saveSettings(settings) {
+  write(KEYS.settings, settings);
+}
+
+/** The preset key whose size and mine count the game has, or null for a custom game. */
+export function presetOf({ width, height, mines }) {
+  for (const [key, p] of Object.entries(PRESETS)) {
+    if (p.width === width && p.height === height && p.mines === mines) return key;
+  }
+  return null;
+}
+
+function remember(key, id) {
+  const ids = read(key, []);
+  if (ids.includes(id)) return false;
+  ids.push(id);
+  write(key, ids.slice(-REMEMBERED_GAMES));
+  return true;
+}
+
+/** Notes that this browser started the game (so its result may count). */
+export function ownGame(id) {
+  remember(KEYS.own, id);
+}
+
+/** Statistics per preset: {played, won, best_ms}. */
+export function loadStats() {
+  const stats = read(KEYS.stats, {});
+  const out = {};
+  for (const key of Object.keys(PRESETS)) {
+    out[key] = { played: 0, won: 0, best_ms: null, ...(stats[key] ?? {}) };
+  }
+  return out;
+}
+
+/**
+ * Counts a finished game once, if it is a preset, unassisted, and started by this browser.
+ * Returns true when the statistics changed.
+ */
+export function recordResult(game) {
+  if (game.status === "playing" || game.assisted) return false;
+  const preset = presetOf(game);
+  if (!preset || !read(KEYS.own, []).includes(game.id)) return false;
+  if (!remember(KEYS.counted, game.id)) return false;
+  const stats = loadStats();
+  const entry = stats[preset];
+  entry.played += 1;
+  if (game.status === "won") {
+    entry.won += 1;
+    if (entry.best_ms === null || game.elapsed_ms < entry.best_ms) entry.best_ms = game.elapsed_ms;
+  }
+  write(KEYS.stats, stats);
+  return true;
+}
+
+/** Forgets all statistics. */
+export function resetStats() {
+  write(KEYS.stats, {});
+}
