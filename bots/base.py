@@ -240,13 +240,13 @@ async def play_game(
                 if delay:
                     await asyncio.sleep(delay)
                 view = await client.play(view, move)
+                result.moves = view.moves
                 result.guesses += not choice.certain
                 if on_move is not None:
                     on_move(view)
                 if not view.playing:
                     break
         result.status = view.status
-        result.moves = view.moves
         result.forced_guesses = view.forced_guesses
         result.loss = view.loss
     except ClientError as exc:

@@ -120,18 +120,30 @@ async def run_games(
     concurrency: int = 1,
     delay: float = 0.0,
     on_start: Callable[[GameView], None] | None = None,
+    on_move: Callable[[GameView], None] | None = None,
     on_done: Callable[[GameResult], None] | None = None,
+    max_errors: int | None = None,
 ) -> list[GameResult]:
-    """Plays every game, ``concurrency`` at a time; results come back in input order."""
+    """Plays the games, ``concurrency`` at a time; results come back in input order.
+
+    After ``max_errors`` games ended in errors no new game starts (a server that is gone
+    should not be retried once per remaining game); the results then stop short.
+    """
     results: list[GameResult | None] = [None] * len(settings)
     queue = iter(range(len(settings)))
     think = think_in_thread if concurrency > 1 else None
+    errors = 0
 
     async def worker() -> None:
+        nonlocal errors
         for i in queue:
+            if max_errors is not None and errors >= max_errors:
+                return
             kw: dict[str, Any] = {"think": think} if think else {}
-            result = await play_game(client, settings[i], delay=delay, on_start=on_start, **kw)
+            result = await play_game(client, settings[i], delay=delay, on_start=on_start,
+                                     on_move=on_move, **kw)
             results[i] = result
+            errors += result.error is not None
             if on_done is not None:
                 on_done(result)
 
@@ -160,6 +172,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
     parser.add_argument("--retry-for", type=float, default=30.0,
                         help="seconds to keep retrying a failing request (server restarts)")
+    parser.add_argument("--max-errors", type=int, default=5,
+                        help="stop starting games after this many failed (default 5)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no game URLs")
 
@@ -190,7 +204,7 @@ def _report(summary: Summary, out: Any) -> None:
     reasons = ", ".join(f"{r} {n}" for r, n in sorted(summary.loss_reasons.items())) or "none"
     lines = [
         f"games            {summary.games}",
-        f"wins             {summary.wins} ({100 * summary.win_rate:.1f} %)",
+        f"wins             {summary.wins} ({100 * summary.win_rate:.1f} % of finished games)",
         f"losses           {summary.losses} ({reasons})",
         f"errors           {summary.errors}",
         f"forced guesses   {summary.forced_guesses_per_game:.2f} a game",
@@ -235,9 +249,12 @@ async def _main(args: argparse.Namespace, settings: list[GameSettings]) -> int:
             return 2
         start = time.perf_counter()
         results = await run_games(client, settings, concurrency=args.concurrency, delay=delay,
-                                  on_start=started, on_done=done)
+                                  on_start=started, on_done=done, max_errors=args.max_errors)
         wall = time.perf_counter() - start
         bar.close()
+        if len(results) < len(settings):
+            print(f"stopped after {sum(r.error is not None for r in results)} failed games; "
+                  f"{len(settings) - len(results)} not played", file=sys.stderr)
         summary = summarize(results, client.latencies, wall, client.retries)
     if args.json:
         payload = {"server": args.server, "concurrency": args.concurrency,

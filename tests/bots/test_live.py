@@ -1,0 +1,153 @@
+"""The bot against a live ``kaboom serve``: whole presets, fair games, restarts, spectating."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bots.base import GameResult, GameSettings, GameView, play_game
+from bots.http import HttpClient
+from bots.play_cli import PRESETS, run_games
+from tests.bots.conftest import ROOT, LiveServer, subprocess_env
+
+# 200 games with the default settings, as the issue asks; seeded so failures replay.
+PRESET_GAMES = {"beginner": 100, "intermediate": 60, "expert": 40}
+
+
+async def _play(url: str, settings: list[GameSettings], concurrency: int, **kw: object):  # type: ignore[no-untyped-def]
+    async with HttpClient(url, retry_for=60) as client:
+        results = await run_games(client, settings, concurrency=concurrency, **kw)  # type: ignore[arg-type]
+        return results, client.retries
+
+
+def _describe(results: list[GameResult]) -> list[object]:
+    return [(r.game_id, r.settings.get("seed"), r.status, r.loss, r.error)
+            for r in results if not r.won]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_GAMES))
+def test_default_settings_win_every_game(live_server: LiveServer, preset: str) -> None:
+    width, height, mines = PRESETS[preset]
+    settings = [GameSettings(width, height, mines, seed=1 + i)
+                for i in range(PRESET_GAMES[preset])]
+    results, _ = asyncio.run(_play(live_server.url, settings, concurrency=4))
+    assert len(results) == len(settings)
+    assert not [r for r in results if r.loss and r.loss.reason == "guess_while_safe"]
+    assert all(r.won for r in results), _describe(results)
+
+
+@pytest.mark.parametrize("outside", [False, True])
+def test_fair_games_complete(live_server: LiveServer, outside: bool) -> None:
+    settings = [GameSettings(16, 16, 40, forced_guess="fair", outside_guess=outside, seed=50 + i)
+                for i in range(12)]
+    results, _ = asyncio.run(_play(live_server.url, settings, concurrency=4))
+    assert all(r.error is None and r.status in ("won", "lost") for r in results), _describe(results)
+    # A complete bot can lose a fair game only to a forced guess.
+    assert {r.loss.reason for r in results if r.loss} <= {"forced_guess"}
+
+
+def test_a_server_restart_mid_run_is_survived(live_server: LiveServer) -> None:
+    settings = [GameSettings(16, 16, 40, seed=300 + i) for i in range(8)]
+
+    async def main():  # type: ignore[no-untyped-def]
+        moved = asyncio.Event()
+        count = 0
+
+        def on_move(view: GameView) -> None:
+            nonlocal count
+            count += 1
+            if count == 60:
+                moved.set()
+
+        async def restart() -> None:
+            await moved.wait()
+            await asyncio.to_thread(live_server.crash)
+            await asyncio.sleep(1.0)  # requests meanwhile fail: connection refused
+            await asyncio.to_thread(live_server.start)
+
+        restarter = asyncio.create_task(restart())
+        played = await _play(live_server.url, settings, concurrency=4, on_move=on_move)
+        await restarter
+        return played
+
+    results, retries = asyncio.run(main())
+    assert retries > 0
+    assert all(r.won for r in results), _describe(results)
+
+
+def test_spectator_long_poll_follows_every_move(live_server: LiveServer) -> None:
+    async def main():  # type: ignore[no-untyped-def]
+        async with HttpClient(live_server.url) as client:
+            seen: list[int] = []
+            follow: list[asyncio.Task[GameView]] = []
+
+            async def spectate(game_id: str) -> GameView:
+                moves = 0
+                while True:
+                    view = await client.wait_moves(game_id, moves, timeout=20)
+                    seen.append(view.moves)
+                    if not view.playing:
+                        return view
+                    moves = view.moves
+
+            def on_start(view: GameView) -> None:
+                follow.append(asyncio.create_task(spectate(view.id)))
+
+            result = await play_game(client, GameSettings(9, 9, 10, seed=7), delay=0.05,
+                                     on_start=on_start)
+            final = await asyncio.wait_for(follow[0], 30)
+            return result, final, seen
+
+    result, final, seen = asyncio.run(main())
+    assert result.won and final.status == "won"
+    # Each long-poll answered because the bot moved (never a timeout with nothing new).
+    assert seen[0] >= 1
+    assert seen == sorted(set(seen)) and seen[-1] == result.moves
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = subprocess_env()
+    return subprocess.run([sys.executable, "-m", "kaboom", "bot", "play", *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_json_report(live_server: LiveServer) -> None:
+    done = _cli("--server", live_server.url, "--preset", "beginner", "--games", "3",
+                "--concurrency", "2", "--seed", "11", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["games"] == 3 and report["wins"] == 3 and report["errors"] == 0
+    assert report["reveal_ms"]["p50"] is not None and report["moves_per_s"] > 0
+    assert f"{live_server.url}/games/" in done.stderr  # the spectate URL of each game
+
+
+def test_cli_reports_network_errors_without_a_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    dead = _cli("--server", "http://127.0.0.1:9", "--games", "1")
+    assert dead.returncode == 2 and "cannot reach the server" in dead.stderr
+    assert "Traceback" not in dead.stderr
+
+    server = LiveServer(tmp_path)
+    server.start()
+    env = subprocess_env()
+    cmd = [sys.executable, "-m", "kaboom", "bot", "play", "--server", server.url,
+           "--preset", "expert", "--games", "50", "--concurrency", "2", "--retry-for", "2",
+           "--delay", "0.01", "--max-errors", "2"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:  # wait until a game is under way, then pull the plug
+            if "watch at" in line:
+                break
+        server.crash()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+        server.stop()
+    assert proc.returncode == 1
+    assert "gave up" in err and "not played" in err and "Traceback" not in err
+    assert "errors" in out
