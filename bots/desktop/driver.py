@@ -50,6 +50,8 @@ class GameRecord:
     guesses: int
     seconds: float
     think_seconds: float = 0.0
+    last_certain: bool = True
+    """Whether the last batch of clicks was proven safe (a loss on a certain move = misread)."""
     final: tuple[str, ...] = field(default=(), repr=False)
 
     @property
@@ -63,6 +65,7 @@ class GameRecord:
             "turns": self.turns, "rereads": self.rereads, "guesses": self.guesses,
             "seconds": round(self.seconds, 3), "think_seconds": round(self.think_seconds, 3),
             "moves_per_second": round(self.moves_per_second, 2),
+            "last_certain": self.last_certain,
         }
 
 
@@ -252,6 +255,7 @@ class DesktopSession:
         started = time.monotonic()
         clicks = turns = rereads = guesses = 0
         thinking = 0.0
+        certain = True
         outcome = PLAYING
         while turns < max_turns:
             outcome = self.profile.outcome(position)
@@ -270,6 +274,7 @@ class DesktopSession:
             if not decision.moves:
                 break
             guesses += 0 if decision.certain else 1
+            certain = decision.certain
             moves = nearest_first(list(decision.moves), self.pointer.position,
                                   self._screen_centre)
             for move in moves:
@@ -281,7 +286,8 @@ class DesktopSession:
         seconds = time.monotonic() - started
         outcome = self.profile.outcome(position)
         return GameRecord(self.game_id, outcome, position.width, position.height, position.mines,
-                          clicks, turns, rereads, guesses, seconds, thinking, position.rows)
+                          clicks, turns, rereads, guesses, seconds, thinking, certain,
+                          position.rows)
 
 
 def _as_expected(before: Position, after: Position, moves: list[Move]) -> bool:

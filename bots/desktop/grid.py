@@ -103,14 +103,17 @@ def _pitch(profile: np.ndarray) -> int:
                        for lag in range(_MIN_PITCH, top + 1)])
     if scores.max() <= 0:
         raise GridNotFoundError("no repeating lines")
-    # local maxima reaching most of the best score; the first is the pitch (not a multiple)
-    best = scores.max()
-    for i, s in enumerate(scores):
-        left = scores[i - 1] if i > 0 else -np.inf
-        right = scores[i + 1] if i + 1 < len(scores) else -np.inf
-        if s >= 0.6 * best and s >= left and s >= right:
-            return _MIN_PITCH + i
-    return _MIN_PITCH + int(scores.argmax())
+    # The best lag may be a multiple of the pitch; a bevel's width also gives strong
+    # lags just off the pitch.  So: take the best lag, then its largest proper divisor
+    # (within one pixel) that still scores nearly as well.
+    best = int(scores.argmax())
+    lag = _MIN_PITCH + best
+    for parts in range(lag // _MIN_PITCH, 1, -1):
+        sub = round(lag / parts)
+        near = [s for s in (sub - 1, sub, sub + 1) if _MIN_PITCH <= s <= top]
+        if near and max(scores[s - _MIN_PITCH] for s in near) >= 0.7 * scores[best]:
+            return max(near, key=lambda s: scores[s - _MIN_PITCH])
+    return lag
 
 
 def _axis(grey: np.ndarray) -> tuple[float, float, int]:
