@@ -13,7 +13,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", default=None, help="SQLite file (default: kaboom.db)")
     parser.add_argument("--budget", type=float, default=None, help="solver seconds per move")
     parser.add_argument(
-        "--count-encoding", choices=["native", "totalizer"], default=None,
+        "--count-encoding",
+        choices=["native", "totalizer"],
+        default=None,
         help="how the mine count is put to the SAT solver",
     )
     parser.add_argument("--log-level", default="warning")

@@ -239,13 +239,14 @@ class Referee:
             # of the doubt and treat it as a forced guess that survives.
             self.timeouts += 1
             return self._open(game, c, self._layout(position, rng, {c: False}, known, budget))
-        if c in knowledge.outside and not game.rules.outside_guess:
-            frontier_open = any(
-                knowledge.status(f) is not Status.MINE
-                for f in position.frontier()
-            )
-            if frontier_open:
-                return self._explode(game, c, "outside_guess", None, rng, known, budget)
+        frontier = position.frontier()
+        # Outside guesses are fatal while the frontier offers somewhere to go.
+        if (
+            c not in frontier
+            and not game.rules.outside_guess
+            and any(knowledge.status(f) is not Status.MINE for f in frontier)
+        ):
+            return self._explode(game, c, "outside_guess", None, rng, known, budget)
         game = replace(game, forced_guesses=game.forced_guesses + 1)
         if game.rules.forced_guess == "survive":
             return self._open(game, c, self._layout(position, rng, {c: False}, known, budget))
@@ -287,8 +288,12 @@ class Referee:
                 # Counting was too large; a SAT model gets a fresh share of time.
                 fresh = Budget(max(1.0, self.budget_s or 1.0))
                 return random_layout(
-                    position, rng, fixed=fixed, known=known,
-                    encoding=self.engine.encoding, budget=fresh,
+                    position,
+                    rng,
+                    fixed=fixed,
+                    known=known,
+                    encoding=self.engine.encoding,
+                    budget=fresh,
                 )
         except InvalidPositionError:
             if allow_none:
@@ -313,9 +318,7 @@ class Referee:
         rows = _set(rows, changes)
         covered = sum(r.count("#") + r.count("F") + r.count("?") for r in rows)
         if covered == game.rules.mines:
-            rows = tuple(
-                "".join("F" if ch in COVERED_CHARS else ch for ch in r) for r in rows
-            )
+            rows = tuple("".join("F" if ch in COVERED_CHARS else ch for ch in r) for r in rows)
             return self._finish(replace(game, rows=rows), "won", None)
         return replace(game, rows=rows)
 

@@ -77,9 +77,7 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
         constraints[key] = mines
         in_frontier.update(cells)
     known_mines = sum(1 for c, m in known.items() if m)
-    outside = tuple(
-        c for c in position.covered() if c not in touched and c not in known
-    )
+    outside = tuple(c for c in position.covered() if c not in touched and c not in known)
     mines_left = position.mines - known_mines
     frontier_cells = tuple(sorted(in_frontier, key=lambda c: (c[1], c[0])))
     if mines_left < 0 or mines_left > len(frontier_cells) + len(outside):
@@ -93,7 +91,9 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     )
 
 
-def components(constraints: Iterable[Constraint]) -> list[tuple[tuple[Cell, ...], list[Constraint]]]:
+def components(
+    constraints: Iterable[Constraint],
+) -> list[tuple[tuple[Cell, ...], list[Constraint]]]:
     """Splits constraints into independent groups: cells linked through shared numbers.
 
     Returns ``(cells, constraints)`` per component, cells sorted row-major.

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """What every consistent layout says about one covered cell."""
 
     SAFE = "s"
@@ -55,7 +55,7 @@ class Status(str, enum.Enum):
     UNKNOWN = "u"
 
 
-class CountEncoding(str, enum.Enum):
+class CountEncoding(enum.StrEnum):
     """How the global mine count is put to the SAT solver."""
 
     TOTALIZER = "totalizer"
@@ -321,8 +321,8 @@ def _outside_status(
     outside = len(fr.outside)
     if count_sat is None:
         # The count cannot bind: every model of the numbers extends to a layout.
-        undecided = len(local.unknown) + len(local.unresolved)
-        fixed = len(local.mines)
+        undecided = sum(1 for c in fr.cells if c in local.unknown or c in local.unresolved)
+        fixed = sum(1 for c in fr.cells if c in local.mines)
         can_mine = undecided > 0 or fixed < fr.mines_left
         can_safe = undecided > 0 or fixed > fr.mines_left - outside
         return can_mine, can_safe
@@ -398,9 +398,12 @@ def classify(
         if outside:
             can_mine, can_safe = _outside_status(fr, res, count_sat, low, high)
             target = (
-                res.unresolved if can_mine is None or can_safe is None
-                else res.unknown if can_mine and can_safe
-                else res.safe if can_safe
+                res.unresolved
+                if can_mine is None or can_safe is None
+                else res.unknown
+                if can_mine and can_safe
+                else res.safe
+                if can_safe
                 else res.mines
             )
             if not can_mine and not can_safe and can_mine is not None and can_safe is not None:
@@ -440,9 +443,7 @@ class KnowledgeEngine:
 
     def classify(self, position: Position, budget: Budget | None = None) -> Knowledge:
         knowledge = classify(position, known=self.known, encoding=self.encoding, budget=budget)
-        self.known = {
-            c: m for c, m in knowledge.decided().items() if position.is_covered(*c)
-        }
+        self.known = {c: m for c, m in knowledge.decided().items() if position.is_covered(*c)}
         return knowledge
 
     def forget(self) -> None:

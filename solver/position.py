@@ -92,9 +92,7 @@ class Position:
             raise InvalidPositionError(f"expected {self.height} rows, got {len(self.rows)}")
         for y, row in enumerate(self.rows):
             if len(row) != self.width:
-                raise InvalidPositionError(
-                    f"row {y} has {len(row)} cells, expected {self.width}"
-                )
+                raise InvalidPositionError(f"row {y} has {len(row)} cells, expected {self.width}")
             bad = set(row) - _ALL_CHARS
             if bad:
                 raise InvalidPositionError(f"row {y} has unknown characters {sorted(bad)}")
@@ -163,24 +161,30 @@ class Position:
 
     def covered(self) -> tuple[Cell, ...]:
         """Every covered cell (flags and question marks included), row-major."""
-        return self._cached("covered", lambda: tuple(
-            (x, y)
-            for y, row in enumerate(self.rows)
-            for x, ch in enumerate(row)
-            if ch in COVERED_CHARS
-        ))
+        return self._cached(
+            "covered",
+            lambda: tuple(
+                (x, y)
+                for y, row in enumerate(self.rows)
+                for x, ch in enumerate(row)
+                if ch in COVERED_CHARS
+            ),
+        )
 
     def flags(self) -> tuple[Cell, ...]:
         return tuple(c for c in self.covered() if self.rows[c[1]][c[0]] == "F")
 
     def numbers(self) -> tuple[tuple[Cell, int], ...]:
         """Every open number as ``((x, y), n)``, row-major."""
-        return self._cached("numbers", lambda: tuple(
-            ((x, y), int(ch))
-            for y, row in enumerate(self.rows)
-            for x, ch in enumerate(row)
-            if ch in _OPEN_CHARS
-        ))
+        return self._cached(
+            "numbers",
+            lambda: tuple(
+                ((x, y), int(ch))
+                for y, row in enumerate(self.rows)
+                for x, ch in enumerate(row)
+                if ch in _OPEN_CHARS
+            ),
+        )
 
     def frontier(self) -> tuple[Cell, ...]:
         """Covered cells next to at least one open number, row-major."""

@@ -115,7 +115,9 @@ def count_component(
         i = order[pos]
         cs = cell_cons[i]
         for v in (0, 1):
-            if any(mines[j] + v > targets[j] or mines[j] + v + left[j] - 1 < targets[j] for j in cs):
+            if any(
+                mines[j] + v > targets[j] or mines[j] + v + left[j] - 1 < targets[j] for j in cs
+            ):
                 continue
             for j in cs:
                 mines[j] += v
@@ -283,7 +285,9 @@ def probabilities(
             start = tab.lo[i] + k - tab.lo[i + 1]
             seg = forward + lw
             nxt[start : start + len(forward)] = np.logaddexp(nxt[start : start + len(forward)], seg)
-            pk = float(np.exp(_logsumexp(seg + tab.back[i + 1][start : start + len(forward)]) - tab.total))
+            pk = float(
+                np.exp(_logsumexp(seg + tab.back[i + 1][start : start + len(forward)]) - tab.total)
+            )
             if pk > 0:
                 probs += pk * np.array(comp.hits(k), dtype=float) / comp.count(k)
         for c, p in zip(comp.cells, probs):

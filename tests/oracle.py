@@ -30,12 +30,7 @@ def layouts(position: Position) -> Iterator[frozenset[Cell]]:
     for mines in itertools.combinations(covered, position.mines):
         chosen = frozenset(mines)
         if all(
-            sum(
-                (x + dx, y + dy) in chosen
-                for dx in (-1, 0, 1)
-                for dy in (-1, 0, 1)
-            )
-            == n
+            sum((x + dx, y + dy) in chosen for dx in (-1, 0, 1) for dy in (-1, 0, 1)) == n
             for (x, y), n in numbers
         ):
             yield chosen

@@ -14,7 +14,11 @@ from solver.position import Position
 from tests import oracle
 
 boards = st.tuples(
-    st.integers(2, 5), st.integers(2, 4), st.floats(0.05, 0.5), st.floats(0.0, 0.9), st.integers(0, 2**32)
+    st.integers(2, 5),
+    st.integers(2, 4),
+    st.floats(0.05, 0.5),
+    st.floats(0.0, 0.9),
+    st.integers(0, 2**32),
 )
 
 
@@ -46,7 +50,9 @@ def test_engine_cache_survives_more_open_cells(params, data) -> None:
     mines = max(1, min(w * h - 1, round(w * h * density)))
     position, layout = oracle.random_position(rng, w, h, mines, open_fraction / 2)
     engine = KnowledgeEngine()
-    engine.classify(position)
+    first = engine.classify(position)
+    again = engine.classify(position)  # now from the cache of decided cells
+    assert again.status_rows(position) == first.status_rows(position)
     changes = {
         c: str(oracle.number_at(layout, *c))
         for c in position.covered()

@@ -52,16 +52,28 @@ def _move(kind: MoveKind):  # type: ignore[no-untyped-def]
 
 
 router.add_api_route(
-    "/games/{game_id}/reveal", _move(MoveKind.REVEAL), methods=["POST"],
-    summary="Reveal a cell", responses=_ERRORS, response_model=GameOut,
+    "/games/{game_id}/reveal",
+    _move(MoveKind.REVEAL),
+    methods=["POST"],
+    summary="Reveal a cell",
+    responses=_ERRORS,
+    response_model=GameOut,
 )
 router.add_api_route(
-    "/games/{game_id}/chord", _move(MoveKind.CHORD), methods=["POST"],
-    summary="Chord on a satisfied number", responses=_ERRORS, response_model=GameOut,
+    "/games/{game_id}/chord",
+    _move(MoveKind.CHORD),
+    methods=["POST"],
+    summary="Chord on a satisfied number",
+    responses=_ERRORS,
+    response_model=GameOut,
 )
 router.add_api_route(
-    "/games/{game_id}/flag", _move(MoveKind.FLAG), methods=["POST"],
-    summary="Cycle a cell's mark", responses=_ERRORS, response_model=GameOut,
+    "/games/{game_id}/flag",
+    _move(MoveKind.FLAG),
+    methods=["POST"],
+    summary="Cycle a cell's mark",
+    responses=_ERRORS,
+    response_model=GameOut,
 )
 
 
