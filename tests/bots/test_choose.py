@@ -52,7 +52,7 @@ boards = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=600, deadline=None)
 @given(boards)
 def test_choice_matches_oracle(board: tuple[int, int, float, float, int, bool]) -> None:
     width, height, density, open_fraction, seed, outside = board
