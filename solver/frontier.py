@@ -7,6 +7,7 @@ from an earlier analysis) are folded in, which keeps the systems small on large 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -14,6 +15,26 @@ from solver.errors import InvalidPositionError
 from solver.position import COVERED_CHARS, Cell, Position
 
 __all__ = ["Constraint", "Frontier", "components", "frontier_of"]
+
+_DIGITS = frozenset("012345678")
+_COVERED_FLAT = COVERED_CHARS
+
+
+@functools.cache
+def _neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+    """Flat indices of each cell's neighbours, computed once per board size."""
+    out = []
+    for y in range(height):
+        for x in range(width):
+            out.append(
+                tuple(
+                    ny * width + nx
+                    for ny in range(max(0, y - 1), min(height, y + 2))
+                    for nx in range(max(0, x - 1), min(width, x + 2))
+                    if nx != x or ny != y
+                )
+            )
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,38 +67,53 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     the system.  Raises :class:`InvalidPositionError` when a number cannot be satisfied.
     """
     rows = position.rows
+    width = position.width
     known = {c: m for c, m in (known or {}).items() if rows[c[1]][c[0]] in COVERED_CHARS}
-    width, height = position.width, position.height
+    flat = "".join(rows)
+    around = _neighbour_table(width, position.height)
+    covered = _COVERED_FLAT
     constraints: dict[tuple[Cell, ...], int] = {}
     in_frontier: set[Cell] = set()
-    touched: set[Cell] = set()
-    for (x, y), n in position.numbers():
-        cells: list[Cell] = []
-        mines = n
-        for ny in range(max(0, y - 1), min(height, y + 2)):
-            row = rows[ny]
-            for nx in range(max(0, x - 1), min(width, x + 2)):
-                if row[nx] not in COVERED_CHARS:
-                    continue
-                c = (nx, ny)
-                touched.add(c)
-                k = known.get(c)
-                if k is None:
-                    cells.append(c)
-                elif k:
-                    mines -= 1
-        if mines < 0 or mines > len(cells):
-            raise InvalidPositionError(f"the number at ({x}, {y}) cannot be satisfied")
-        if not cells:
+    touched: set[int] = set()
+    for idx, ch in enumerate(flat):
+        if ch not in _DIGITS:
             continue
-        key = tuple(sorted(cells))
+        cells: list[Cell] = []
+        mines = int(ch)
+        for nb in around[idx]:
+            if flat[nb] not in covered:
+                continue
+            touched.add(nb)
+            c = (nb % width, nb // width)
+            k = known.get(c)
+            if k is None:
+                cells.append(c)
+            elif k:
+                mines -= 1
+        if not cells:
+            if mines != 0:
+                raise InvalidPositionError(
+                    f"the number at ({idx % width}, {idx // width}) cannot be satisfied"
+                )
+            continue
+        if mines < 0 or mines > len(cells):
+            raise InvalidPositionError(
+                f"the number at ({idx % width}, {idx // width}) cannot be satisfied"
+            )
+        key = tuple(sorted(cells, key=lambda c: (c[1], c[0])))
         prev = constraints.get(key)
         if prev is not None and prev != mines:
-            raise InvalidPositionError(f"the numbers around ({x}, {y}) contradict each other")
+            raise InvalidPositionError(
+                f"the numbers around ({idx % width}, {idx // width}) contradict each other"
+            )
         constraints[key] = mines
         in_frontier.update(cells)
+    outside = tuple(
+        (i % width, i // width)
+        for i, ch in enumerate(flat)
+        if ch in covered and i not in touched and (i % width, i // width) not in known
+    )
     known_mines = sum(1 for c, m in known.items() if m)
-    outside = tuple(c for c in position.covered() if c not in touched and c not in known)
     mines_left = position.mines - known_mines
     frontier_cells = tuple(sorted(in_frontier, key=lambda c: (c[1], c[0])))
     if mines_left < 0 or mines_left > len(frontier_cells) + len(outside):

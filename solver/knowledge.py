@@ -26,6 +26,7 @@ import enum
 import itertools
 import random
 import threading
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -114,6 +115,47 @@ class _OutOfTime(Exception):
     """The budget ran out inside a SAT call."""
 
 
+class _Watchdog:
+    """One daemon thread that interrupts solvers whose deadline has passed.
+
+    Starting a timer thread per solver cost milliseconds under load; one shared thread
+    with a deadline table costs nothing per call.
+    """
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._deadlines: dict[int, tuple[float, Minicard | Minisat22]] = {}
+        self._thread: threading.Thread | None = None
+
+    def watch(self, solver: Minicard | Minisat22, deadline: float) -> int:
+        with self._cond:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="sat-watchdog", daemon=True)
+                self._thread.start()
+            key = id(solver)
+            self._deadlines[key] = (deadline, solver)
+            self._cond.notify()
+            return key
+
+    def release(self, key: int) -> None:
+        with self._cond:
+            self._deadlines.pop(key, None)
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                for key, (deadline, solver) in list(self._deadlines.items()):
+                    if deadline <= now:
+                        solver.interrupt()
+                        del self._deadlines[key]
+                nxt = min((d for d, _ in self._deadlines.values()), default=None)
+                self._cond.wait(None if nxt is None else max(0.0, nxt - now))
+
+
+_WATCHDOG = _Watchdog()
+
+
 class _Sat:
     """One incremental solver with cell variables, a count gadget and a watchdog."""
 
@@ -129,16 +171,12 @@ class _Sat:
         self.calls = 0
         self._upper: list[int] = []  # totalizer outputs of sum(x)
         self._lower: list[int] = []  # totalizer outputs of sum(not x)
-        self._timer: threading.Timer | None = None
-        left = budget.remaining()
-        if left is not None:
-            self._timer = threading.Timer(left, self.solver.interrupt)
-            self._timer.daemon = True
-            self._timer.start()
+        deadline = budget.deadline
+        self._watch = None if deadline is None else _WATCHDOG.watch(self.solver, deadline)
 
     def close(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
+        if self._watch is not None:
+            _WATCHDOG.release(self._watch)
         self.solver.delete()
 
     def __enter__(self) -> _Sat:

@@ -23,7 +23,7 @@ import math
 import random
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -41,37 +41,70 @@ __all__ = [
     "sample_layout",
 ]
 
-MAX_SOLUTIONS = 200_000
-"""Solutions kept per component before enumeration gives up."""
-
-
-class _TooLarge(Exception):
-    """A component has more solutions than the enumeration allows."""
+MAX_STATES = 400_000
+"""DP states per component before counting gives up (memory and time bound)."""
 
 
 @dataclass(frozen=True, slots=True)
 class ComponentCount:
-    """Every solution of one component, grouped by its number of mines.
+    """Every solution of one component, counted by its number of mines.
 
-    ``solutions[k]`` lists bitmasks over ``cells`` (bit i set: ``cells[i]`` is a mine).
+    Built by a transfer-matrix dynamic programme over the cells in breadth-first order:
+    the state after each cell is the mine sums of the numbers still partly assigned, so
+    the work grows with the width of the frontier, not with the number of solutions.
     """
 
     cells: tuple[Cell, ...]
-    solutions: Mapping[int, Sequence[int]]
+    counts: Mapping[int, int]
+    _layers: list[list[tuple[int, int, int]]] = field(repr=False)
+    """Per step: transitions (state before, value, state after), states numbered per layer."""
+    _forward: list[list[dict[int, int]]] = field(repr=False)
+    """Per layer (0 = before any cell): per state, prefix mine count -> ways."""
+    _order: tuple[int, ...] = field(repr=False)
+
+    @property
+    def solutions(self) -> Mapping[int, int]:
+        return self.counts
 
     def count(self, k: int) -> int:
-        return len(self.solutions.get(k, ()))
+        return self.counts.get(k, 0)
+
+    def sample(self, k: int, rng: random.Random) -> int:
+        """A uniform ``k``-mine solution as a bitmask over ``cells``."""
+        n = len(self._order)
+        state, left, mask = 0, k, 0
+        for p in range(n - 1, -1, -1):
+            options = [
+                (before, v)
+                for before, v, after in self._layers[p]
+                if after == state and left - v >= 0
+            ]
+            weights = [self._forward[p][before].get(left - v, 0) for before, v in options]
+            before, v = options[rng.choices(range(len(options)), weights=weights)[0]]
+            if v:
+                mask |= 1 << self._order[p]
+            state, left = before, left - v
+        return mask
 
     def hits(self, k: int) -> list[int]:
         """For each cell, how many ``k``-mine solutions put a mine on it."""
+        n = len(self._order)
+        back: list[dict[int, int]] = [{0: 1}]  # after the last step: the single final state
         out = [0] * len(self.cells)
-        for mask in self.solutions.get(k, ()):
-            i = 0
-            while mask:
-                if mask & 1:
-                    out[i] += 1
-                mask >>= 1
-                i += 1
+        for p in range(n - 1, -1, -1):
+            width = len(self._forward[p])
+            prev: list[dict[int, int]] = [{} for _ in range(width)]
+            hit = 0
+            for before, v, after in self._layers[p]:
+                for rest, ways in back[after].items():
+                    acc = prev[before]
+                    acc[rest + v] = acc.get(rest + v, 0) + ways
+                    if v:
+                        for a, f in self._forward[p][before].items():
+                            if a + 1 + rest == k:
+                                hit += f * ways
+            out[self._order[p]] = hit
+            back = prev
         return out
 
 
@@ -79,11 +112,12 @@ def count_component(
     cells: Sequence[Cell],
     constraints: Sequence[Constraint],
     budget: Budget | None = None,
-    limit: int = MAX_SOLUTIONS,
+    limit: int = MAX_STATES,
 ) -> ComponentCount:
-    """Enumerates the solutions of one component by backtracking.
+    """Counts the solutions of one component by mine number (see :class:`ComponentCount`).
 
-    Raises :class:`BudgetExceededError` when the budget or ``limit`` runs out.
+    Raises :class:`BudgetExceededError` when the budget or the state ``limit`` runs out,
+    and :class:`InvalidPositionError` when the component has no solution.
     """
     budget = budget or Budget(None)
     index = {c: i for i, c in enumerate(cells)}
@@ -94,48 +128,61 @@ def count_component(
         for i in m:
             cell_cons[i].append(j)
     order = _bfs_order(len(cells), members, cell_cons)
-    mines = [0] * len(constraints)
-    left = [len(m) for m in members]
-    solutions: dict[int, list[int]] = {}
-    found = 0
-    nodes = 0
-    n = len(order)
-
-    def rec(pos: int, mask: int, k: int) -> None:
-        nonlocal found, nodes
-        if pos == n:
-            solutions.setdefault(k, []).append(mask)
-            found += 1
-            if found > limit:
-                raise _TooLarge
-            return
-        nodes += 1
-        if nodes & 0x3FF == 0 and budget.expired():
-            raise _TooLarge
-        i = order[pos]
-        cs = cell_cons[i]
-        for v in (0, 1):
-            if any(
-                mines[j] + v > targets[j] or mines[j] + v + left[j] - 1 < targets[j] for j in cs
-            ):
-                continue
-            for j in cs:
-                mines[j] += v
-                left[j] -= 1
-            rec(pos + 1, mask | (v << i), k + v)
-            for j in cs:
-                mines[j] -= v
-                left[j] += 1
-
-    try:
-        rec(0, 0, 0)
-    except _TooLarge:
-        raise BudgetExceededError(f"a component of {len(cells)} cells is too large") from None
-    except RecursionError:
-        raise BudgetExceededError(f"a component of {len(cells)} cells is too deep") from None
-    if not solutions:
-        raise InvalidPositionError("no layout fits the numbers")
-    return ComponentCount(tuple(cells), solutions)
+    pos = {i: p for p, i in enumerate(order)}
+    first = [min(pos[i] for i in m) for m in members]
+    last = [max(pos[i] for i in m) for m in members]
+    size_left = [len(m) for m in members]  # unassigned cells per constraint, updated per step
+    open_before: tuple[int, ...] = ()
+    states: list[tuple[int, ...]] = [()]
+    forward: list[list[dict[int, int]]] = [[{0: 1}]]
+    layers: list[list[tuple[int, int, int]]] = []
+    total_states = 0
+    for p, i in enumerate(order):
+        for j in cell_cons[i]:
+            size_left[j] -= 1
+        open_after = tuple(j for j in range(len(members)) if first[j] <= p < last[j])
+        mine = set(cell_cons[i])
+        closing = [j for j in cell_cons[i] if last[j] == p]
+        new_index: dict[tuple[int, ...], int] = {}
+        new_states: list[tuple[int, ...]] = []
+        new_forward: list[dict[int, int]] = []
+        trans: list[tuple[int, int, int]] = []
+        for s_idx, state in enumerate(states):
+            sums = dict(zip(open_before, state))
+            for v in (0, 1):
+                ok = True
+                upd = dict(sums)
+                for j in mine:
+                    t = upd.get(j, 0) + v
+                    if t > targets[j] or t + size_left[j] < targets[j]:
+                        ok = False
+                        break
+                    upd[j] = t
+                if not ok:
+                    continue
+                if any(upd.get(j, 0) != targets[j] for j in closing):
+                    continue
+                key = tuple(upd.get(j, 0) for j in open_after)
+                a_idx = new_index.get(key)
+                if a_idx is None:
+                    a_idx = new_index[key] = len(new_states)
+                    new_states.append(key)
+                    new_forward.append({})
+                acc = new_forward[a_idx]
+                for a, ways in forward[p][s_idx].items():
+                    acc[a + v] = acc.get(a + v, 0) + ways
+                trans.append((s_idx, v, a_idx))
+        total_states += len(new_states)
+        if total_states > limit or (p & 15 == 0 and budget.expired()):
+            raise BudgetExceededError(f"a component of {len(cells)} cells is too large")
+        if not new_states:
+            raise InvalidPositionError("no layout fits the numbers")
+        layers.append(trans)
+        forward.append(new_forward)
+        states = new_states
+        open_before = open_after
+    counts = dict(forward[-1][0])
+    return ComponentCount(tuple(cells), counts, layers, forward, tuple(order))
 
 
 def _bfs_order(n: int, members: list[list[int]], cell_cons: list[list[int]]) -> list[int]:
@@ -220,7 +267,7 @@ def _tables(
     fr = frontier_of(position, merged)
     counter = counter or LayoutCounter()
     comps = [counter.count(cells, cons, budget) for cells, cons in components(fr.constraints)]
-    ks = [sorted(c.solutions) for c in comps]
+    ks = [sorted(c.counts) for c in comps]
     logw = [np.log(np.array([c.count(k) for k in kk], dtype=float)) for c, kk in zip(comps, ks)]
     lo = [0]
     hi = [0]
@@ -348,7 +395,7 @@ def sample_layout(
             for k, lw in zip(tab.ks[i], tab.logw[i])
         ]
         k = tab.ks[i][_pick(rng, logits)]
-        mask = rng.choice(comp.solutions[k])
+        mask = comp.sample(k, rng)
         mines.update(c for j, c in enumerate(comp.cells) if mask >> j & 1)
         t += k
     rest = fr.mines_left - t
