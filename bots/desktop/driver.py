@@ -170,15 +170,21 @@ class DesktopSession:
         self.window = self.profile.find_window(self.screen, timeout=15)
 
     def _await_board(self, timeout: float = 15.0) -> Position:
-        """Waits until the window shows a readable, unfinished board; locates its grid."""
+        """Waits until the window shows a readable, unfinished board at a steady place
+        (pages reflow while they load or hide a banner); locates its grid."""
         deadline = time.monotonic() + timeout
         last_error: Exception | None = None
+        previous: Grid | None = None
         while time.monotonic() < deadline:
             try:
                 assert self.window is not None
                 self.window = self.screen.refresh(self.window)
                 image = self.screen.capture_window(self.window)
                 grid = self.profile.find_grid(image)
+                if grid != previous:
+                    previous = grid
+                    time.sleep(0.1)
+                    continue
                 self.profile.calibrate(image, grid)
                 self.grid = grid
                 self.mines = self.mines_override or self.profile.mine_count(
@@ -199,19 +205,52 @@ class DesktopSession:
         deadline = time.monotonic() + timeout
         previous: list[str] | None = None
         error: Exception | None = None
+        failures = 0
         while True:
             image = self.screen.capture_window(self.window)
             try:
                 rows = self.profile.read(image, self.grid)
+                failures = 0
             except UnreadableCellError as exc:
                 rows, error = None, exc
+                failures += 1
+                if failures % 5 == 0:  # the board may have moved (a banner, a scroll)
+                    image = self.relocate()
             if rows is not None and rows == previous:
                 return Position.from_rows(rows, self.mines)
             previous = rows
             if time.monotonic() > deadline:
+                self._dump(image, f"unsettled: {error}")
                 raise ScreenReadError(f"board did not settle: {error}")
             # a game may paint one change in several strokes: confirm after a pause
             time.sleep(self.stable_gap)
+
+    def relocate(self) -> object:
+        """Finds the window and the board again (same size only); returns the capture."""
+        assert self.window is not None and self.grid is not None
+        self.window = self.screen.refresh(self.window)
+        image = self.screen.capture_window(self.window)
+        try:
+            grid = self.profile.find_grid(image)
+        except GridNotFoundError:
+            return image
+        if grid.size == self.grid.size and grid != self.grid:
+            log.info("board moved: %s -> %s", self.grid, grid)
+            self.grid = grid
+        return image
+
+    def _dump(self, image: object, why: str) -> None:
+        """Saves a capture for post-mortems when ``KABOOM_DESKTOP_DUMP`` names a folder."""
+        folder = os.environ.get("KABOOM_DESKTOP_DUMP")
+        if not folder:
+            return
+        from PIL import Image
+
+        os.makedirs(folder, exist_ok=True)
+        stem = os.path.join(folder, f"{self.profile.name}-{time.time():.3f}")
+        Image.fromarray(image).save(stem + ".png")  # type: ignore[arg-type]
+        with open(stem + ".txt", "w") as f:
+            f.write(f"{why}\ngrid={self.grid}\nwindow={self.window}\n")
 
     # ------------------------------------------------------------------ acting
     def _screen_centre(self, x: int, y: int) -> tuple[int, int]:
@@ -245,6 +284,8 @@ class DesktopSession:
                 return after, True
             if time.monotonic() > deadline:
                 log.warning("screen does not show the last clicks; deciding again")
+                self._dump(self.relocate(),
+                           f"clicks not shown: {[str(m) for m in moves]}\n{before}\n{after}")
                 return after, False
             time.sleep(0.02)
 
@@ -253,7 +294,7 @@ class DesktopSession:
         """Plays one game to its end and reports how it went."""
         position = self.start(game_id, index)
         started = time.monotonic()
-        clicks = turns = rereads = guesses = 0
+        clicks = turns = rereads = guesses = confused = 0
         thinking = 0.0
         certain = True
         outcome = PLAYING
@@ -263,13 +304,19 @@ class DesktopSession:
                 break
             t0 = time.monotonic()
             try:
-                decision = decide(position, outside_guess=True)
+                decision = decide(position, outside_guess=self.profile.outside_guess)
             except KaboomError as exc:  # the reading contradicts itself: look again
                 log.warning("inconsistent reading (%s); re-reading", exc)
                 rereads += 1
+                confused += 1
+                if confused % 5 == 0:
+                    self._dump(self.relocate(), f"inconsistent: {exc}\n{position}")
+                if confused >= 20:
+                    raise ScreenReadError(f"the board keeps reading inconsistent: {exc}") from exc
                 time.sleep(0.1)
                 position = self.read()
                 continue
+            confused = 0
             thinking += time.monotonic() - t0
             if not decision.moves:
                 break

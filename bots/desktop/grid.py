@@ -116,55 +116,140 @@ def _pitch(profile: np.ndarray) -> int:
     return lag
 
 
-def _axis(grey: np.ndarray) -> tuple[float, float, int]:
-    """(first boundary, pitch, count) of the lattice along axis 1 of ``grey``."""
-    rough = _line_profile(grey, 8)
-    pitch = _pitch(rough)
-    profile = _line_profile(grey, max(8, int(pitch * 0.7)))
+def _phase(grey: np.ndarray) -> tuple[float, int]:
+    """(a cell border's position, pitch) of the lattice along axis 1 of ``grey``."""
+    pitch = _pitch(_line_profile(grey, 8))
+    profile = _line_profile(grey, max(8, int(pitch * 0.8)))
     if profile.max() <= 0:
         raise GridNotFoundError("no long straight edges")
-    # Fold onto one period; cell borders pile up at one phase, wherever the board starts.
-    n = len(profile)
+    # Fold onto one period: cell borders (and bevels) pile up near one phase, wherever
+    # the board starts.  The cell's middle is the middle of the longest quiet stretch
+    # (bevels sit inside one side of a border, so the peak alone would be off-centre).
     folded = np.array([profile[ph::pitch].sum() for ph in range(pitch)])
-    kernel = np.array([1.0, 2.0, 3.0, 2.0, 1.0])
-    smooth = np.array([sum(kernel[j] * folded[(ph + j - 2) % pitch] for j in range(5))
-                       for ph in range(pitch)])
-    boundary = float(smooth.argmax())
-    # strength of each lattice line: the strongest column within a third of a pitch of it
+    quiet = folded <= folded.min() + 0.25 * (folded.max() - folded.min())
+    best_len, middle = 0, 0.0
+    for start in range(pitch):
+        if quiet[start] and not quiet[start - 1]:
+            length = 0
+            while length < pitch and quiet[(start + length) % pitch]:
+                length += 1
+            if length > best_len:
+                best_len, middle = length, start + (length - 1) / 2
+    if best_len == 0:
+        raise GridNotFoundError("no cell interiors")
+    return float(round((middle - pitch / 2) % pitch)), pitch
+
+
+def _steps(grey: np.ndarray) -> np.ndarray:
+    """Pixels next to a grey-level step along axis 1 (so: vertical edges)."""
+    step = np.abs(np.diff(grey, axis=1)) >= _EDGE
+    edges = np.zeros(grey.shape, dtype=bool)
+    edges[:, 1:] |= step
+    edges[:, :-1] |= step
+    return edges
+
+
+def _lines_present(edges: np.ndarray, xs: list[float], ys: list[float], reach: int) -> np.ndarray:
+    """``out[k, j]``: does vertical line ``xs[j]`` run through the middle of band
+    ``ys[k]..ys[k+1]``?  (An edge within ``reach`` pixels on at least 70% of its rows.)"""
+    h, w = edges.shape
+    out = np.zeros((len(ys) - 1, len(xs)), dtype=bool)
+    for j, x in enumerate(xs):
+        lo, hi = max(0, round(x) - reach), min(w, round(x) + reach + 1)
+        if hi <= lo:
+            continue
+        column = edges[:, lo:hi].any(axis=1)
+        for k in range(len(ys) - 1):
+            inset = (ys[k + 1] - ys[k]) * 0.2
+            y0, y1 = max(0, round(ys[k] + inset)), min(h, round(ys[k + 1] - inset))
+            out[k, j] = y1 > y0 and column[y0:y1].mean() >= 0.7
+    return out
+
+
+def _longest_run(flags: np.ndarray) -> tuple[int, int]:
+    """(start, end) of the longest run of True, end exclusive; (0, 0) if none."""
+    best, start = (0, 0), None
+    for i, f in enumerate([*flags, False]):
+        if f and start is None:
+            start = i
+        elif not f and start is not None:
+            if i - start > best[1] - best[0]:
+                best = (start, i)
+            start = None
+    return best
+
+
+def _extent(grey: np.ndarray, boundary: float, pitch: int) -> tuple[int, int]:
+    """Pixel span (along axis 1) of the longest run of lattice lines as long as the
+    board's: a rough cut that keeps other widgets out of the next measurement."""
+    profile = _line_profile(grey, max(8, int(pitch * 0.7)))
+    n = len(profile)
     reach = max(1, pitch // 4)
-    ks = range(-1, int((n - boundary) // pitch) + 2)
-    strength = {}
+    ks = list(range(-1, int((n - boundary) // pitch) + 2))
+    strength = []
     for k in ks:
         centre = boundary + k * pitch
-        lo, hi = round(centre - reach), round(centre + reach) + 1
-        lo, hi = max(lo, 0), min(hi, n)
-        strength[k] = float(profile[lo:hi].max()) if hi > lo else 0.0
-    # A board has many lines of about equal length; a lone long edge (a window border) is
-    # not one, so the reference is the best strength sustained over five lines in a row.
-    ordered = [strength[k] for k in sorted(strength)]
-    sustained = max(min(ordered[i:i + 5]) for i in range(max(1, len(ordered) - 4)))
-    if sustained <= 0:
-        raise GridNotFoundError("no run of lattice lines")
-    strong = [k for k, s in strength.items() if s >= 0.5 * sustained]
-    # the longest run of consecutive strong lines is the board
-    best: tuple[int, int] = (0, -1)
-    run_start = None
-    for k in sorted(strength):
-        if k in strong:
-            run_start = k if run_start is None else run_start
-            if k - run_start > best[1] - best[0]:
-                best = (run_start, k)
-        else:
-            run_start = None
-    first, last = best
-    if last - first < 1:
-        raise GridNotFoundError("fewer than one cell found")
-    return boundary + first * pitch, float(pitch), last - first
+        lo, hi = max(0, round(centre - reach)), min(n, round(centre + reach) + 1)
+        strength.append(float(profile[lo:hi].max()) if hi > lo else 0.0)
+    # a lone long edge (a window border) is not a board: use the strength that five
+    # lines in a row reach
+    sustained = max(min(strength[i:i + 5]) for i in range(max(1, len(strength) - 4)))
+    first, last = _longest_run(np.array(strength) >= 0.5 * max(sustained, 1e-9))
+    if last - first < 2:
+        return 0, n
+    lo = max(0, round(boundary + ks[first] * pitch - pitch / 2))
+    hi = min(n, round(boundary + ks[last - 1] * pitch + pitch / 2))
+    return lo, hi
+
+
+def _fit(grey: np.ndarray, x_first: bool) -> Grid:
+    """Lattice from one axis over the whole image, the other within its rough span."""
+    g = grey if x_first else grey.T
+    b1, p1 = _phase(g)
+    lo, hi = _extent(g, b1, p1)
+    b2, p2 = _phase(g[:, lo:hi].T)
+    lo2, hi2 = _extent(g[:, lo:hi].T, b2, p2)
+    b1, p1 = _phase(g[lo2:hi2, :])
+    if x_first:
+        return _block(grey, b1, p1, b2, p2)
+    return _block(grey, b2, p2, b1, p1)
+
+
+def _block(grey: np.ndarray, bx: float, px: int, by: float, py: int) -> Grid:
+    """The largest block of lattice squares bounded on all four sides by lines."""
+    h, w = grey.shape
+    xs = [bx + j * px for j in range(-1, int((w - bx) // px) + 2)]
+    ys = [by + k * py for k in range(-1, int((h - by) // py) + 2)]
+    vertical = _lines_present(_steps(grey), xs, ys, max(2, px // 6))
+    horizontal = _lines_present(_steps(grey.T), ys, xs, max(2, py // 6))  # [col band, row line]
+    cell = (vertical[:, :-1] & vertical[:, 1:]) & (horizontal[:, :-1] & horizontal[:, 1:]).T
+    if not cell.any():
+        raise GridNotFoundError("no square bounded by lattice lines")
+    r0, r1 = _longest_run(cell.sum(axis=1) >= 0.5 * cell.sum(axis=1).max())
+    c0, c1 = _longest_run(cell[r0:r1].mean(axis=0) >= 0.5)
+    r0, r1 = _longest_run(cell[:, c0:c1].mean(axis=1) >= 0.5)
+    if r1 - r0 < 2 or c1 - c0 < 2:
+        raise GridNotFoundError("fewer than 2x2 cells found")
+    return Grid(xs[c0], ys[r0], float(px), float(py), c1 - c0, r1 - r0)
 
 
 def find_grid(image: np.ndarray) -> Grid:
-    """Locates the cell lattice in an RGB image (``H x W x 3``)."""
+    """Locates the cell lattice in an RGB image (``H x W x 3``).
+
+    Pitch and phase come from one axis over the whole image, then from the other axis
+    within the first one's rough span (so side panels do not drown the board), trying
+    both orders.  Each lattice square is then tested for being a cell: its four borders
+    must run through it.  The board is the largest block of such squares, so buttons or
+    counters that happen to line up with one lattice line are left out.
+    """
     grey = image[..., :3].astype(np.int16).mean(axis=2)
-    left, px, cols = _axis(grey)
-    top, py, rows = _axis(grey.T)
-    return Grid(left, top, px, py, cols, rows)
+    found: list[Grid] = []
+    error: GridNotFoundError | None = None
+    for x_first in (True, False):
+        try:
+            found.append(_fit(grey, x_first))
+        except GridNotFoundError as exc:
+            error = exc
+    if not found:
+        raise error or GridNotFoundError("no grid")
+    return max(found, key=lambda g: g.cols * g.rows)

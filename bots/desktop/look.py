@@ -53,13 +53,15 @@ def look_at(cell: np.ndarray, palette: Mapping[str, RGB], ink_threshold: float =
     h, w = cell.shape[:2]
     px = cell.astype(np.float64)
     grey = px.mean(axis=2)
-    band = max(1, round(min(h, w) * 0.1))
-    m_y, m_x = max(band, round(h * margin)), max(band, round(w * margin))
+    # Edge bands skip the outermost pixel, which may be the grid line of either side.
+    skip = max(1, round(min(h, w) * 0.04))
+    band = max(2, round(min(h, w) * 0.1))
+    m_y, m_x = max(band + skip, round(h * margin)), max(band + skip, round(w * margin))
     # relief: light top/left bands vs dark bottom/right bands, away from the corners
-    top = grey[:band, m_x:w - m_x].mean()
-    left = grey[m_y:h - m_y, :band].mean()
-    bottom = grey[h - band:, m_x:w - m_x].mean()
-    right = grey[m_y:h - m_y, w - band:].mean()
+    top = grey[skip:skip + band, m_x:w - m_x].mean()
+    left = grey[m_y:h - m_y, skip:skip + band].mean()
+    bottom = grey[h - skip - band:h - skip, m_x:w - m_x].mean()
+    right = grey[m_y:h - m_y, w - skip - band:w - skip].mean()
     relief = float((top + left) / 2 - (bottom + right) / 2)
     inner = px[m_y:h - m_y, m_x:w - m_x].reshape(-1, 3)
     colours, counts = np.unique(inner.astype(np.uint8), axis=0, return_counts=True)

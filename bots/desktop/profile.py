@@ -70,6 +70,8 @@ class Profile(ABC):
     palette: ClassVar[Mapping[str, RGB]]
     """Named ink colours the cell rules refer to (digits, flag, mine)."""
     ink_threshold: ClassVar[float] = 80.0
+    outside_guess: ClassVar[bool] = True
+    """Whether the solver may guess away from the frontier (Kaboom's rules punish it)."""
 
     def __init__(self) -> None:
         self.calibration: Calibration | None = None

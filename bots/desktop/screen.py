@@ -47,6 +47,7 @@ class Screen:
         self.display_name = display_name or os.environ.get("DISPLAY", ":0")
         self._x = display.Display(self.display_name)
         self._root = self._x.screen().root
+        self._net_wm_name = self._x.intern_atom("_NET_WM_NAME")
         self._mss = None
         try:
             import mss
@@ -89,15 +90,19 @@ class Screen:
                 if geo.width < 40 or geo.height < 40:
                     continue
                 pos = win.translate_coords(self._root, 0, 0)
-                name = win.get_wm_name() or ""
-                if isinstance(name, bytes):
-                    name = name.decode("utf-8", "replace")
+                name = self._name(win)
                 wm_class = tuple(win.get_wm_class() or ())
             except XError:
                 continue
-            found.append(Window(win.id, str(name), wm_class, -pos.x, -pos.y,
+            found.append(Window(win.id, name, wm_class, -pos.x, -pos.y,
                                 geo.width, geo.height))
         return found
+
+    def _name(self, win: object) -> str:
+        """The window title: ``_NET_WM_NAME`` (UTF-8, what browsers set), else ``WM_NAME``."""
+        net = win.get_full_text_property(self._net_wm_name)  # type: ignore[attr-defined]
+        name = net or win.get_wm_name() or ""  # type: ignore[attr-defined]
+        return name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
 
     def find_window(self, pattern: str, timeout: float = 0.0) -> Window:
         """The largest window whose name or WM_CLASS matches the regex ``pattern``.

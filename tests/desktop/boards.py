@@ -9,7 +9,9 @@ from solver.position import Cell
 from tests.oracle import number_at
 
 
-def random_layout(rng: random.Random, width: int, height: int, mines: int) -> tuple[frozenset[Cell], Cell]:
+def random_layout(
+    rng: random.Random, width: int, height: int, mines: int
+) -> tuple[frozenset[Cell], Cell]:
     """A random layout and a start cell showing 0 (so the game opens an area)."""
     cells = [(x, y) for y in range(height) for x in range(width)]
     while True:
@@ -26,7 +28,9 @@ def _neighbours(x: int, y: int, width: int, height: int) -> Iterable[Cell]:
                 yield nx, ny
 
 
-def opened_by(layout: frozenset[Cell], width: int, height: int, clicks: Iterable[Cell]) -> set[Cell]:
+def opened_by(
+    layout: frozenset[Cell], width: int, height: int, clicks: Iterable[Cell]
+) -> set[Cell]:
     """Cells open after revealing ``clicks`` (safe cells), with zeros opening around."""
     opened: set[Cell] = set()
     stack = list(clicks)

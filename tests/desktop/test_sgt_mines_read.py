@@ -26,7 +26,8 @@ def _read_until(session: DesktopSession, want: list[str], timeout: float = 5.0) 
 
 
 def _diff(got: list[str], want: list[str]) -> str:
-    return "\n".join(f"{g}   {w}   {'<-' if g != w else ''}" for g, w in zip(got, want, strict=True))
+    lines = zip(got, want, strict=True)
+    return "\n".join(f"{g}   {w}   {'<-' if g != w else ''}" for g, w in lines)
 
 
 # (width, height, mines, tile size): the three standard sizes, at three tile sizes

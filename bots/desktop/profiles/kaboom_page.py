@@ -1,5 +1,120 @@
-"""Placeholder: the Kaboom page profile is added once web/ exists."""
+"""The project's own Kaboom page, in a headed Chromium app window.
+
+Read from pixels like any other game (the page's DOM is not used): covered cells are
+raised tiles (``--covered`` with light top-left and dark bottom-right insets), open
+cells flat ``--open`` squares in a 1-pixel grid, digits in the page's CSS colours, the
+exploded mine on red, other mines on the open colour, wrong flags on pink, and after a
+loss the provably safe cell on green.  Kaboom has question marks too (``?`` on a
+covered tile).
+
+Game id: the page URL (``http://HOST:PORT/`` starts a new game from the page's form,
+``http://HOST:PORT/games/ID`` opens that game).  The next game is started with the
+page's ``N`` key.  Kaboom's default rules punish a guess outside the frontier while a
+frontier cell is not a certain mine, so this profile tells the solver to keep guesses
+on the frontier.
+"""
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import json
+import re
+import shutil
+import tempfile
+import urllib.request
+from collections.abc import Callable, Mapping
+from typing import ClassVar
+
+from bots.desktop.look import RGB, CellLook, colour_distance
+from bots.desktop.profile import Profile, register
+
+__all__ = ["KaboomPage"]
+
+_PRESETS = {(9, 9): 10, (16, 16): 40, (30, 16): 99}
+
+
+def _hex(code: str) -> RGB:
+    code = code.lstrip("#")
+    if len(code) == 3:
+        code = "".join(c * 2 for c in code)
+    return int(code[0:2], 16), int(code[2:4], 16), int(code[4:6], 16)
+
+
+@register
+class KaboomPage(Profile):
+    """Kaboom's web page (``web/``) in ``chromium --app``."""
+
+    name = "kaboom-page"
+    window_pattern = r"^Kaboom\b"
+    outside_guess = False
+    palette: ClassVar[Mapping[str, RGB]] = {
+        "1": _hex("#1d4ed8"), "2": _hex("#15803d"), "3": _hex("#dc2626"),
+        "4": _hex("#1e1b7a"), "5": _hex("#8a1c1c"), "6": _hex("#0e7490"),
+        "7": _hex("#111111"), "8": _hex("#6b7280"), "?": _hex("#243b6b"),
+        "flag": _hex("#e0112b"), "white": (255, 255, 255),
+    }
+    _EXPLODED = _hex("#ef2b2b")
+    _WRONG_FLAG = _hex("#ffd7d7")
+    _PROOF = _hex("#bfe8c9")
+
+    def __init__(self, width: int = 1280, height: int = 1000) -> None:
+        super().__init__()
+        self.window_size = (width, height)
+        self._profile_dir: tempfile.TemporaryDirectory[str] | None = None
+
+    def command(self, game_id: str | None) -> list[str] | None:
+        if not game_id:
+            return None
+        exe = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
+        self._profile_dir = tempfile.TemporaryDirectory(prefix="kaboom-chromium-")
+        w, h = self.window_size
+        return [exe, "--no-sandbox", "--test-type", f"--app={game_id}",
+                f"--user-data-dir={self._profile_dir.name}", f"--window-size={w},{h}",
+                "--window-position=0,0", "--force-device-scale-factor=1", "--no-first-run",
+                "--no-default-browser-check", "--disable-gpu", "--disable-extensions",
+                "--disable-features=Translate", "--password-store=basic", "--noerrdialogs",
+                "--disable-session-crashed-bubble"]
+
+    def next_game_id(self, game_id: str | None, index: int) -> str | None:
+        return game_id if index == 0 else None  # later games: the page's own N key
+
+    def new_game(self, press_key: Callable[[str], None]) -> None:
+        press_key("n")
+
+    def mine_count(self, game_id: str | None, width: int, height: int) -> int:
+        match = re.match(r"(https?://[^/]+)/games/([^/?#]+)", game_id or "")
+        if match:  # the page shows the total in its header; the API says it exactly
+            url = f"{match.group(1)}/api/games/{match.group(2)}"
+            with urllib.request.urlopen(url, timeout=10) as reply:
+                return int(json.load(reply)["mines"])
+        if (width, height) in _PRESETS:
+            return _PRESETS[width, height]
+        raise ValueError(f"cannot tell the mine count of a {width}x{height} Kaboom board; "
+                         "pass --mines or a /games/ID URL")
+
+    def classify(self, look: CellLook) -> str | None:
+        cal = self.calibration
+        assert cal is not None
+        if colour_distance(look.surface, self._EXPLODED) < 50 or (
+                look.ink.get("3", 0) + look.ink.get("flag", 0) > 0.2 and max(look.surface) < 60):
+            return "X"
+        if colour_distance(look.surface, self._WRONG_FLAG) < 30:
+            return "!"
+        if colour_distance(look.surface, self._PROOF) < 30:
+            return "#"  # the safe cell shown after a loss is still covered
+        if look.relief >= 0.5 * cal.relief and self.near(look.surface, cal.covered):
+            if look.ink_share < 0.05:
+                return "#"
+            if look.dominant_ink() == "?":
+                return "?"
+            return "F"
+        if cal.open is not None and not self.near(look.surface, cal.open):
+            return None
+        if look.ink_share < 0.03:
+            return "0"
+        digits = {k: v for k, v in look.ink.items() if k in "12345678"}
+        if not digits:
+            return None
+        best = max(digits, key=lambda k: digits[k])
+        if best == "7" and look.ink_share > 0.3:
+            return "*"
+        return best
