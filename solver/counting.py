@@ -89,70 +89,93 @@ def count_component(constraints: Sequence[Constraint], node_limit: int = 200_000
 
 
 def _enumerate(key: Key, node_limit: int) -> Table:
-    # Cells in breadth-first order through shared constraints, so each constraint is
-    # completed (and checked) soon after its first cell is assigned.
+    # Cells that lie in exactly the same constraints are interchangeable: they form one
+    # class, assigned a mine count k at once with multiplicity C(size, k).
     cell_cons: dict[tuple[int, int], list[int]] = {}
     for j, (cells, _) in enumerate(key):
         for c in cells:
             cell_cons.setdefault(c, []).append(j)
-    order: list[tuple[int, int]] = []
-    seen: set[tuple[int, int]] = set()
-    for start in sorted(cell_cons, key=lambda c: -len(cell_cons[c])):
+    by_sig: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for c, js in cell_cons.items():
+        by_sig.setdefault(tuple(js), []).append(c)
+    sigs = list(by_sig)
+    # Classes in breadth-first order through shared constraints, so each constraint is
+    # completed (and checked) soon after its first class is assigned.
+    con_sigs: dict[int, list[int]] = {}
+    for i, sig in enumerate(sigs):
+        for j in sig:
+            con_sigs.setdefault(j, []).append(i)
+    order: list[int] = []
+    seen: set[int] = set()
+    for start in sorted(range(len(sigs)), key=lambda i: -len(sigs[i])):
         if start in seen:
             continue
         queue = [start]
         seen.add(start)
         while queue:
-            c = queue.pop(0)
-            order.append(c)
-            for j in cell_cons[c]:
-                for d in key[j][0]:
-                    if d not in seen:
-                        seen.add(d)
-                        queue.append(d)
+            i = queue.pop(0)
+            order.append(i)
+            for j in sigs[i]:
+                for i2 in con_sigs[j]:
+                    if i2 not in seen:
+                        seen.add(i2)
+                        queue.append(i2)
     n = len(order)
-    cons_of = [cell_cons[c] for c in order]
+    cons_of = [sigs[i] for i in order]
+    sizes = [len(by_sig[sigs[i]]) for i in order]
+    binoms = [[comb(s, k) for k in range(s + 1)] for s in sizes]
     need = [m for _, m in key]
     free = [len(cells) for cells, _ in key]
     totals: dict[int, int] = {}
-    cell_counts: dict[int, list[int]] = {}
-    mined: list[int] = []
+    class_counts: dict[int, list[int]] = {}
+    ks = [0] * n
     nodes = 0
 
-    def place(i: int) -> None:
+    def place(i: int, mines: int, weight: int) -> None:
         nonlocal nodes
         if i == n:
-            k = len(mined)
-            totals[k] = totals.get(k, 0) + 1
-            row = cell_counts.get(k)
+            totals[mines] = totals.get(mines, 0) + weight
+            row = class_counts.get(mines)
             if row is None:
-                row = cell_counts[k] = [0] * n
-            for idx in mined:
-                row[idx] += 1
+                row = class_counts[mines] = [0] * n
+            for idx in range(n):
+                k = ks[idx]
+                if k:
+                    row[idx] += weight * k
             return
         nodes += 1
         if nodes > node_limit:
             raise TooBig
         cs = cons_of[i]
+        size = sizes[i]
         for j in cs:
-            free[j] -= 1
-        # Safe: every constraint must still fit in the cells left.
-        if all(need[j] <= free[j] for j in cs):
-            place(i + 1)
-        # Mine: every constraint must still want one.
-        if all(need[j] > 0 for j in cs):
+            free[j] -= size
+        low = max(need[j] - free[j] for j in cs)
+        high = min(min(need[j] for j in cs), size)
+        if low < 0:
+            low = 0
+        for k in range(low, high + 1):
             for j in cs:
-                need[j] -= 1
-            mined.append(i)
-            place(i + 1)
-            mined.pop()
+                need[j] -= k
+            ks[i] = k
+            place(i + 1, mines + k, weight * binoms[i][k])
             for j in cs:
-                need[j] += 1
+                need[j] += k
+        ks[i] = 0
         for j in cs:
-            free[j] += 1
+            free[j] += size
 
-    place(0)
-    return Table(tuple(order), totals, cell_counts)
+    place(0, 0, 1)
+    cells: list[tuple[int, int]] = []
+    members: list[tuple[int, int]] = []  # (class index in order, size) per cell
+    for idx, i in enumerate(order):
+        for c in by_sig[sigs[i]]:
+            cells.append(c)
+            members.append((idx, sizes[idx]))
+    cell_counts = {
+        k: [row[idx] // size for idx, size in members] for k, row in class_counts.items()
+    }
+    return Table(tuple(cells), totals, cell_counts)
 
 
 def count(
@@ -207,9 +230,6 @@ def count(
                     acc[idx] += v * f
         for c, v in zip(table.cells, acc, strict=True):
             mine_weight[c] = v
-        for k in table.totals:
-            if k not in table.cell_counts:
-                pass  # zero-mine solutions mine no cell
     return Count(weight, mine_weight, outside, outside_mine)
 
 

@@ -12,7 +12,6 @@ is played at once; the search ends when S agrees on every cell.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -26,8 +25,11 @@ def layouts(
 ) -> list[frozenset[Cell]] | None:
     """Every placement of the remaining mines on the undecided cells that fits all numbers.
 
-    Cells in ``known`` keep their status.  Returns ``None`` when more than ``limit``
-    placements would have to be tried.
+    Cells in ``known`` keep their status.  A backtracking search over the cells, pruned
+    by every number and the mine count, lists the placements (the seed's brute force
+    tries all ``C(cells, mines)`` of them; the result is the same).  Returns ``None``
+    when there are more than ``limit`` placements or the search takes more than
+    ``20 * limit`` steps.
     """
     known = dict(known or {})
     covered = position.covered()
@@ -36,28 +38,67 @@ def layouts(
     left = position.mines - len(fixed)
     if left < 0 or left > len(free):
         return []
-    if _binom(len(free), left) > limit:
-        return None
-    checks = []
-    free_set = set(free)
+    index = {c: i for i, c in enumerate(free)}
+    need: list[int] = []
+    room: list[int] = []
+    cons_of: list[list[int]] = [[] for _ in free]
     for (x, y), n in position.numbers():
         around = [c for c in position.neighbours(x, y) if position.is_covered(*c)]
-        need = n - sum(1 for c in around if c in fixed)
-        cells = frozenset(c for c in around if c in free_set)
-        if cells or need:
-            checks.append((cells, need))
-    out = []
-    for mines in itertools.combinations(free, left):
-        chosen = frozenset(mines)
-        if all(len(cells & chosen) == need for cells, need in checks):
-            out.append(chosen | fixed)
+        cells = [index[c] for c in around if c in index]
+        m = n - sum(1 for c in around if c in fixed)
+        if m < 0 or m > len(cells):
+            return []
+        if cells:
+            for i in cells:
+                cons_of[i].append(len(need))
+            need.append(m)
+            room.append(len(cells))
+    # numbers' cells first (constrained, prune early), then the unconstrained ones
+    order = sorted(range(len(free)), key=lambda i: (not cons_of[i], free[i][1], free[i][0]))
+    out: list[frozenset[Cell]] = []
+    chosen: list[Cell] = []
+    steps = 0
+    budget = 20 * limit
+
+    class _Full(Exception):
+        pass
+
+    def place(k: int, mines: int) -> None:
+        nonlocal steps
+        steps += 1
+        if steps > budget:
+            raise _Full
+        if k == len(order):
+            if mines == left:
+                if len(out) >= limit:
+                    raise _Full
+                out.append(frozenset(chosen) | fixed)
+            return
+        cells_left = len(order) - k
+        if mines > left or mines + cells_left < left:
+            return
+        i = order[k]
+        cs = cons_of[i]
+        for j in cs:
+            room[j] -= 1
+        if all(need[j] <= room[j] for j in cs):
+            place(k + 1, mines)
+        if mines < left and all(need[j] > 0 for j in cs):
+            for j in cs:
+                need[j] -= 1
+            chosen.append(free[i])
+            place(k + 1, mines + 1)
+            chosen.pop()
+            for j in cs:
+                need[j] += 1
+        for j in cs:
+            room[j] += 1
+
+    try:
+        place(0, 0)
+    except _Full:
+        return None
     return out
-
-
-def _binom(n: int, k: int) -> int:
-    from math import comb
-
-    return comb(n, k)
 
 
 @dataclass
@@ -160,8 +201,8 @@ def best_move(
     Layouts are equally likely (every cell left is in the search, so no outside cells
     weigh them).  Returns ``None`` when the position is too large to search.
     """
-    lays = layouts(position, known, limit=50_000)
-    if not lays or len(lays) > max_layouts:
+    lays = layouts(position, known, limit=max_layouts)
+    if not lays:
         return None
     cells = [c for c in position.covered() if c not in known]
     game = Endgame(position, lays, cells, node_limit)

@@ -40,6 +40,8 @@ class GroupResult:
     safe: frozenset[Cell]
     mines: frozenset[Cell]
     groups: tuple[Group, ...]
+    trivial: bool = False
+    """True when the single-group rules alone found the safe cells."""
 
 
 def deduce(position: Position, known: Mapping[Cell, bool] | None = None) -> GroupResult:
@@ -47,25 +49,39 @@ def deduce(position: Position, known: Mapping[Cell, bool] | None = None) -> Grou
     return reduce_groups(frontier_of(position, known).constraints)
 
 
-def reduce_groups(constraints: Iterable[Constraint | Group], max_rounds: int = 50) -> GroupResult:
+def reduce_groups(
+    constraints: Iterable[Constraint | Group],
+    max_rounds: int = 50,
+    *,
+    stop_at_safe: bool = False,
+) -> GroupResult:
     """Applies the trivial, subset and overlap rules until nothing changes.
 
-    Raises :class:`InvalidPositionError` when the groups contradict each other.
+    ``stop_at_safe`` returns as soon as a safe cell is known (a player only needs one);
+    ``trivial`` in the result then says the pair rules were not needed.  Raises
+    :class:`InvalidPositionError` when the groups contradict each other.
     """
     groups: dict[frozenset[Cell], int] = {}
     for con in constraints:
         _add(groups, frozenset(con.cells), con.mines)
     safe: set[Cell] = set()
     mines: set[Cell] = set()
+    trivial = True
     for _ in range(max_rounds):
         changed = _settle(groups, safe, mines)
+        if stop_at_safe and safe:
+            break
+        trivial = False
         changed |= _pairs(groups)
         if not changed:
             break
+    else:
+        _settle(groups, safe, mines)
     return GroupResult(
         frozenset(safe),
         frozenset(mines),
         tuple(Group(cells, m) for cells, m in groups.items()),
+        trivial and bool(safe),
     )
 
 

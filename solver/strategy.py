@@ -17,12 +17,21 @@ from solver import counting, endgame
 from solver.approx import approximate
 from solver.budget import Budget
 from solver.errors import InvalidPositionError
-from solver.frontier import Constraint, Frontier, components, frontier_of
+from solver.frontier import Constraint, Frontier, components
 from solver.groups import reduce_groups
 from solver.knowledge import classify
 from solver.position import Cell, Move, Position
 
-__all__ = ["PROFILES", "Decision", "Profile", "choose", "find_profile", "first_cell"]
+__all__ = [
+    "PROFILES",
+    "Decision",
+    "Profile",
+    "choose",
+    "find_profile",
+    "first_cell",
+    "fold",
+    "frontier_fast",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,17 +55,23 @@ class Profile:
     """Candidates for the lookahead: mine probability within this of the safest cell."""
     candidates: int = 8
     """At most this many candidates get the lookahead."""
-    progress_weight: float = 0.25
-    """Score = (1 - p) * (1 + progress_weight * P(the click proves another cell safe))."""
+    progress_weight: float = 0.0
+    """Weight of P(the click proves another cell safe) in the lookahead score."""
+    secondary_weight: float = 1.0
+    """Weight of the expected safety of the next click in the lookahead score."""
+    safe_count_weight: float = 0.0
+    """When set, score = (1 - p) * (1 + w * E[cells the click proves safe]) (seed 002)."""
     node_limit: int = 100_000
     """Search nodes per component before counting gives up for the SAT engine."""
     endgame_cells: int = 0
     """Run the win-probability search when at most this many undecided cells remain."""
+    endgame_layouts: int = 400
+    """... and they have at most this many consistent layouts."""
 
 
 PROFILES: dict[str, Profile] = {
     "fast": Profile("fast", lookahead=False, node_limit=20_000),
-    "strong": Profile("strong", endgame_cells=10),
+    "strong": Profile("strong", lookahead=False, endgame_cells=10),
 }
 
 
@@ -73,6 +88,97 @@ def first_cell(position: Position, rule: str = "safe") -> Cell:
     if rule in ("opening", "snr") and position.width >= 5 and position.height >= 5:
         return 2, 2
     return 0, 0
+
+
+# ---------------------------------------------------------------------- constraints
+_NEIGHBOURS: dict[tuple[int, int], list[list[int]]] = {}
+
+
+def _neighbour_table(width: int, height: int) -> list[list[int]]:
+    table = _NEIGHBOURS.get((width, height))
+    if table is None:
+        table = [
+            [ny * width + nx for nx, ny in _around(i % width, i // width, width, height)]
+            for i in range(width * height)
+        ]
+        _NEIGHBOURS[(width, height)] = table
+    return table
+
+
+def _around(x: int, y: int, width: int, height: int) -> list[Cell]:
+    return [
+        (nx, ny)
+        for ny in range(max(0, y - 1), min(height, y + 2))
+        for nx in range(max(0, x - 1), min(width, x + 2))
+        if (nx, ny) != (x, y)
+    ]
+
+
+def frontier_fast(position: Position) -> Frontier:
+    """Same result as :func:`solver.frontier.frontier_of` without ``known``, built over a
+    flat board and a cached neighbour table (this runs once per move in the simulator)."""
+    width = position.width
+    flat = "".join(position.rows)
+    table = _neighbour_table(width, position.height)
+    covered = "#F?"
+    constraints: dict[tuple[Cell, ...], int] = {}
+    touched: set[int] = set()
+    for i, ch in enumerate(flat):
+        if ch not in "12345678" and ch != "0":
+            continue
+        cells = [j for j in table[i] if flat[j] in covered]
+        if not cells:
+            continue
+        n = int(ch)
+        if n > len(cells):
+            raise InvalidPositionError(f"the number at ({i % width}, {i // width}) "
+                                       "cannot be satisfied")
+        touched.update(cells)
+        key = tuple(sorted((j % width, j // width) for j in cells))
+        prev = constraints.get(key)
+        if prev is not None and prev != n:
+            raise InvalidPositionError("the numbers contradict each other")
+        constraints[key] = n
+    outside = tuple(
+        (i % width, i // width) for i, ch in enumerate(flat) if ch in covered and i not in touched
+    )
+    cells = tuple((j % width, j // width) for j in sorted(touched))
+    if position.mines > len(cells) + len(outside):
+        raise InvalidPositionError("the mine count does not fit the covered cells")
+    return Frontier(
+        constraints=tuple(Constraint(k, v) for k, v in constraints.items()),
+        cells=cells,
+        outside=outside,
+        mines_left=position.mines,
+        known={},
+    )
+
+
+def fold(fr: Frontier, known: Mapping[Cell, bool]) -> Frontier:
+    """``fr`` with the ``known`` cells taken out of its constraints and counts."""
+    if not known:
+        return fr
+    constraints: dict[tuple[Cell, ...], int] = {}
+    for con in fr.constraints:
+        cells = tuple(c for c in con.cells if c not in known)
+        mines = con.mines - sum(1 for c in con.cells if known.get(c))
+        if mines < 0 or mines > len(cells):
+            raise InvalidPositionError("the numbers contradict each other")
+        if not cells:
+            continue
+        prev = constraints.get(cells)
+        if prev is not None and prev != mines:
+            raise InvalidPositionError("the numbers contradict each other")
+        constraints[cells] = mines
+    merged = {**fr.known, **known}
+    mines_left = fr.mines_left - sum(1 for c, m in known.items() if m and c not in fr.known)
+    return Frontier(
+        constraints=tuple(Constraint(k, v) for k, v in constraints.items()),
+        cells=tuple(c for c in fr.cells if c not in known),
+        outside=tuple(c for c in fr.outside if c not in known),
+        mines_left=mines_left,
+        known=merged,
+    )
 
 
 # ---------------------------------------------------------------------- analysis
@@ -100,14 +206,17 @@ def choose(
     if position.is_start:
         cell = first_cell(position, first_click)
         return Decision((Move.reveal(*cell),), f"first click ({first_click})", "first", True)
-    fr = frontier_of(position)
+    fr = frontier_fast(position)
     known: dict[Cell, bool] = {}
     certain, algorithm = _cheap(fr, known)
+    certain = {c for c in certain if position.char(*c) != "F"}  # flags block reveals
     analysis: _Analysis | None = None
     if not certain or want_probabilities:
-        analysis = _analyse(position, known, profile, budget)
+        analysis = _analyse(position, fr, known, profile, budget)
         if not certain:
-            certain = {c for c, m in analysis.known.items() if not m}
+            certain = {
+                c for c, m in analysis.known.items() if not m and position.char(*c) != "F"
+            }
             known = analysis.known
             algorithm = "count" if analysis.count is not None else "sat"
     moves: list[Move] = []
@@ -127,20 +236,21 @@ def choose(
 
 def _cheap(fr: Frontier, known: dict[Cell, bool]) -> tuple[set[Cell], str]:
     """Trivial rules, then the group method; fills ``known`` with what they prove."""
-    for algorithm, rounds in (("trivial", 0), ("groups", 50)):
-        result = reduce_groups(fr.constraints, max_rounds=rounds)
-        if result.safe or algorithm == "groups":
-            known.update(dict.fromkeys(result.safe, False))
-            known.update(dict.fromkeys(result.mines, True))
-            return set(result.safe), algorithm
-    return set(), "groups"
+    result = reduce_groups(fr.constraints, stop_at_safe=True)
+    known.update(dict.fromkeys(result.safe, False))
+    known.update(dict.fromkeys(result.mines, True))
+    return set(result.safe), "trivial" if result.trivial else "groups"
 
 
 def _analyse(
-    position: Position, known: Mapping[Cell, bool], profile: Profile, budget: Budget
+    position: Position,
+    fr: Frontier,
+    known: Mapping[Cell, bool],
+    profile: Profile,
+    budget: Budget,
 ) -> _Analysis:
     """Exact counting with a SAT + approximation fallback; proves every decidable cell."""
-    fr = frontier_of(position, known)
+    fr = fold(fr, known)
     decided = dict(known)
     try:
         cnt = _count(fr.constraints, len(fr.outside), fr.mines_left, profile.node_limit)
@@ -202,25 +312,37 @@ def _guess(
         and profile.endgame_cells
         and len(undecided) <= profile.endgame_cells
     ):
-        result = endgame.best_move(position, a.known, candidates)
+        result = endgame.best_move(
+            position, a.known, candidates, max_layouts=profile.endgame_layouts
+        )
         if result is not None:
             cell, win = result
             reason = f"endgame: win probability {win:.3f}"
             return Decision((*moves, Move.reveal(*cell)), reason, "endgame", False, probs)
     p = a.probs
     best_p = min(p[c] for c in candidates)
-    cell = min(candidates, key=lambda c: (p[c], c[1], c[0]))
+    cell = min(candidates, key=lambda c: (p[c], _covered_around(a, c), c[1], c[0]))
     reason = f"guess: lowest mine probability {best_p:.3f}"
     if profile.lookahead and a.count is not None:
         near = _shortlist(a, candidates, best_p + profile.tolerance, profile.candidates)
         if len(near) > 1:
             scored = [(_score(a, c, profile), c) for c in near]
-            score, cell = max(scored, key=lambda t: (t[0], -t[1][1], -t[1][0]))
+            score, cell = max(
+                scored, key=lambda t: (t[0], -_covered_around(a, t[1]), -t[1][1], -t[1][0])
+            )
             reason = (
                 f"guess: mine probability {p[cell]:.3f} "
                 f"(safest {best_p:.3f}), lookahead score {score:.3f}"
             )
     return Decision((*moves, Move.reveal(*cell)), reason, "guess", False, probs)
+
+
+def _covered_around(a: _Analysis, cell: Cell) -> int:
+    """Undecided covered neighbours: the fewer, the likelier the cell opens an area."""
+    position, known = a.position, a.known
+    return sum(
+        1 for c in position.neighbours(*cell) if position.is_covered(*c) and c not in known
+    )
 
 
 def _shortlist(a: _Analysis, candidates: list[Cell], limit: float, size: int) -> list[Cell]:
@@ -229,30 +351,32 @@ def _shortlist(a: _Analysis, candidates: list[Cell], limit: float, size: int) ->
     frontier = set(a.frontier.cells)
     inner = sorted((c for c in candidates if c in frontier and p[c] <= limit), key=p.__getitem__)
     out = [c for c in candidates if c not in frontier and p[c] <= limit]
-    width, height = a.position.width, a.position.height
 
-    def openness(c: Cell) -> tuple[int, int, int]:
-        # corners and edges first: fewer neighbours, more likely to be a zero
-        around = sum(1 for _ in a.position.neighbours(*c))
-        return around, c[1], c[0]
-
-    out.sort(key=openness)
-    del width, height
+    out.sort(key=lambda c: (_covered_around(a, c), c[1], c[0]))
     return inner[: max(1, size - 3)] + out[:3]
 
 
 def _score(a: _Analysis, cell: Cell, profile: Profile) -> float:
-    """(1 - p) * (1 + w * P(revealing ``cell`` proves some other cell safe | it is safe))."""
+    """The candidate's value: its safety times what its number is expected to give.
+
+    With ``progress_weight`` w and secondary weight s, the score is
+    ``(1 - p) * (1 + w * progress) * ((1 - s) + s * next_safety)``, where ``progress`` is
+    P(the number proves another cell safe) and ``next_safety`` the expected safety of
+    the best next click, both given that ``cell`` is safe.
+    """
     safety = 1.0 - a.probs[cell]
-    progress = _progress(a, cell)
-    return safety * (1.0 + profile.progress_weight * progress)
+    progress, next_safety, new_safe = _lookahead(a, cell)
+    if profile.safe_count_weight:
+        return safety * (1.0 + profile.safe_count_weight * new_safe)
+    s = profile.secondary_weight
+    return safety * (1.0 + profile.progress_weight * progress) * ((1.0 - s) + s * next_safety)
 
 
-def _progress(a: _Analysis, cell: Cell) -> float:
-    """P(the number under ``cell`` makes another cell certainly safe | ``cell`` is safe)."""
+def _lookahead(a: _Analysis, cell: Cell) -> tuple[float, float, float]:
+    """(P(progress), E[best safety next], E[cells proven safe]) after revealing ``cell``,
+    given it is safe."""
     position, fr, known = a.position, a.frontier, a.known
     around = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
-    fixed = sum(1 for c in around if known.get(c))
     free = [c for c in around if c not in known]
     outside = set(fr.outside)
     base = [
@@ -263,16 +387,28 @@ def _progress(a: _Analysis, cell: Cell) -> float:
     n_out = len(fr.outside) - (cell in outside) - sum(1 for c in free if c in outside)
     total = 0
     good = 0
+    expected = 0.0
+    new_safe = 0
     for v in range(len(free) + 1):
         cons = [*base, Constraint(tuple(sorted(free)), v)] if free else base
         try:
             cnt = _count(cons, n_out, fr.mines_left, 20_000)
         except (InvalidPositionError, counting.TooBig):
             continue
-        total += cnt.weight
-        if any(w == 0 for w in cnt.mine_weight.values()) or (
-            n_out and cnt.outside_mine_weight == 0
-        ):
-            good += cnt.weight
-    del fixed
-    return good / total if total else 0.0
+        weight = cnt.weight
+        total += weight
+        lowest = min(cnt.mine_weight.values(), default=weight)
+        if n_out:
+            lowest = min(lowest, cnt.outside_mine_weight)
+        if lowest == 0:
+            good += weight
+            expected += weight
+            found = sum(1 for w in cnt.mine_weight.values() if w == 0)
+            if n_out and cnt.outside_mine_weight == 0:
+                found += n_out
+            new_safe += weight * found
+        else:
+            expected += weight - lowest
+    if not total:
+        return 0.0, 0.0, 0.0
+    return good / total, expected / total, new_safe / total

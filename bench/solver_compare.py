@@ -1,0 +1,75 @@
+"""Paired comparison of two strategy profiles on the same boards.
+
+Usage: python bench/solver_compare.py --preset expert --games 2000 --jobs 2 \
+           --a strong --b 'strong,progress_weight=0.5'
+
+A profile is a registered name, optionally followed by ``,field=value`` overrides.
+Prints both win rates and the discordant pairs (games only one of them won), which is
+what decides the comparison (McNemar); ``--json PATH`` writes the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+
+from solver.bench.runner import run_games, summarise
+from solver.simulator import preset
+from solver.strategy import PROFILES, Profile
+
+
+def parse_profile(spec: str) -> str:
+    """Registers ``spec`` as a profile and returns its name."""
+    name, *overrides = spec.split(",")
+    base = PROFILES[name]
+    changes: dict[str, object] = {}
+    for item in overrides:
+        key, value = item.split("=")
+        kind = type(getattr(base, key))
+        changes[key] = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+    PROFILES[spec] = dataclasses.replace(base, name=spec, **changes)
+    return spec
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--preset", default="expert")
+    ap.add_argument("--rule", default="sfar")
+    ap.add_argument("--games", type=int, default=500)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--a", default="strong")
+    ap.add_argument("--b", action="append", help="one or more challengers")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    w, h, m = preset(args.preset)
+    out = {}
+    results = {}
+    challengers = args.b or ["fast"]
+    for spec in (args.a, *challengers):
+        name = parse_profile(spec)
+        results[spec] = run_games(w, h, m, args.rule, args.games, seed=args.seed,
+                                  jobs=args.jobs, profile=name)
+        s = summarise(results[spec])
+        out[spec] = s.to_dict()
+        print(f"{spec:40s} won {s.wins}/{s.games} = {100 * s.win_rate:.2f} % "
+              f"[{100 * s.wilson_low:.2f}, {100 * s.wilson_high:.2f}]  "
+              f"median {s.ms_median:.1f} ms  mean {s.ms_mean:.1f} ms")
+    for spec in challengers:
+        pairs = list(zip(results[args.a], results[spec], strict=True))
+        a_only = sum(x.won and not y.won for x, y in pairs)
+        b_only = sum(y.won and not x.won for x, y in pairs)
+        n = a_only + b_only
+        z = (b_only - a_only) / math.sqrt(n) if n else 0.0
+        print(f"{spec}: only A won {a_only}, only B won {b_only}; z(B - A) = {z:+.2f}")
+        out[f"discordant {spec}"] = {"a_only": a_only, "b_only": b_only, "z": z}
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=2)
+
+
+if __name__ == "__main__":
+    assert isinstance(PROFILES["strong"], Profile)
+    main()
