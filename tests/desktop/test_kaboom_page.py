@@ -1,0 +1,112 @@
+"""The screen driver on the project's own page: Chromium on Xvfb, read from pixels only.
+
+The API's ``board`` is the ground truth the pixel reading is checked against, cell by cell,
+after every batch of clicks; the page's DOM is never looked at.
+"""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import pytest
+
+from bots.desktop.driver import DesktopSession
+from bots.desktop.profiles.kaboom_page import KaboomPage
+from solver.advisor import decide
+from solver.knowledge import classify
+from solver.position import Move, Position
+
+pytestmark = pytest.mark.usefixtures("need_chromium")
+
+
+def _new_game(url: str, **body: object) -> dict:
+    reply = httpx.post(f"{url}/api/games", json=body, timeout=30)
+    reply.raise_for_status()
+    return reply.json()
+
+
+def _truth(url: str, game_id: str) -> dict:
+    return httpx.get(f"{url}/api/games/{game_id}", timeout=30).json()
+
+
+def _read_matching(session: DesktopSession, url: str, game_id: str,
+                   timeout: float = 10.0) -> tuple[list[str], list[str]]:
+    """Reads until the screen shows what the API says (the page lags a round trip)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        truth = _truth(url, game_id)["board"]
+        seen = list(session.read().rows)
+        if seen == truth or time.monotonic() > deadline:
+            return seen, truth
+        time.sleep(0.1)
+
+
+def _show(seen: list[str], truth: list[str]) -> str:
+    return "\n".join(f"{s}   {t}   {'<-' if s != t else ''}"
+                     for s, t in zip(seen, truth, strict=True))
+
+
+def test_page_read_cell_by_cell_through_a_won_game(xdisplay: str, kaboom_url: str) -> None:
+    game = _new_game(kaboom_url, width=16, height=16, mines=40, seed=20261122)
+    page = f"{kaboom_url}/games/{game['id']}"
+    with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
+        position = session.start(page)
+        assert session.grid is not None and session.grid.size == (16, 16)
+        assert position.mines == 40
+        assert list(position.rows) == game["board"]
+        checks = 0
+        while _truth(kaboom_url, game["id"])["status"] == "playing":
+            moves = decide(position, outside_guess=False).moves
+            assert moves
+            for move in moves:
+                session.click(move)
+            seen, truth = _read_matching(session, kaboom_url, game["id"])
+            assert seen == truth, _show(seen, truth)
+            checks += 1
+            position = Position.from_rows(seen, 40)
+        final = _truth(kaboom_url, game["id"])
+        assert final["status"] == "won"
+        assert session.profile.outcome(position) == "won"
+        assert checks >= 2
+
+
+def test_page_marks_and_a_loss_read_back(xdisplay: str, kaboom_url: str) -> None:
+    game = _new_game(kaboom_url, width=9, height=9, mines=10, seed=7, first_click="opening")
+    gid = game["id"]
+    with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
+        position = session.start(f"{kaboom_url}/games/{gid}")
+        session.click(decide(position).moves[0])
+        seen, truth = _read_matching(session, kaboom_url, gid)
+        assert seen == truth, _show(seen, truth)
+        position = Position.from_rows(seen, 10)
+        knowledge = classify(position)
+        covered = [c for c in position.covered()]
+        safe = [c for c in covered if c in knowledge.safe]
+        risky = [c for c in covered if c not in knowledge.safe]
+        assert safe and len(risky) >= 3
+        # a flag on a safe cell (shown as a wrong flag after the loss), a question mark
+        session.click(Move.flag(*safe[0]))
+        marked = risky[-1]
+        session.click(Move.flag(*marked))
+        session.click(Move.flag(*marked))
+        seen, truth = _read_matching(session, kaboom_url, gid)
+        assert seen == truth, _show(seen, truth)
+        assert "F" in "".join(seen) and "?" in "".join(seen)
+        # guessing while a safe cell exists loses: exploded mine, other mines, wrong flag
+        session.click(Move.reveal(*risky[0]))
+        seen, truth = _read_matching(session, kaboom_url, gid)
+        assert _truth(kaboom_url, gid)["status"] == "lost"
+        assert seen == truth, _show(seen, truth)
+        board = "".join(seen)
+        assert "X" in board and "*" in board and "!" in board
+        assert session.profile.outcome(Position.from_rows(seen, 10)) == "lost"
+
+
+def test_driver_wins_a_page_game(xdisplay: str, kaboom_url: str) -> None:
+    game = _new_game(kaboom_url, width=16, height=16, mines=40, seed=99)
+    with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
+        record = session.play(f"{kaboom_url}/games/{game['id']}")
+    assert record.outcome == "won", "\n".join(record.final)
+    assert _truth(kaboom_url, game["id"])["status"] == "won"
+    assert list(record.final) == _truth(kaboom_url, game["id"])["board"]
