@@ -188,10 +188,12 @@ function tick() {
 
 // ---------------------------------------------------------------- moves
 
-function say(text) {
+/** Shows a short note; errors stay until the next move, hints fade after a few seconds. */
+function say(text, { error = false } = {}) {
   ui.message.textContent = text;
+  ui.message.classList.toggle("error", error);
   clearTimeout(say.timer);
-  if (text) say.timer = setTimeout(() => (ui.message.textContent = ""), 4000);
+  if (text && !error) say.timer = setTimeout(() => (ui.message.textContent = ""), 4000);
 }
 
 /** Sends a request that changes the game, in order after the ones before it. */
@@ -203,9 +205,11 @@ function enqueue(request) {
   state.queue = state.queue.then(async () => {
     try {
       const answer = await request(game.id);
+      if (ui.message.classList.contains("error")) say("");
       if (state.game?.id === game.id) applyGame(answer);
     } catch (error) {
-      say(error instanceof api.ApiError ? String(error.detail) : `Network error: ${error.message}`);
+      const text = error instanceof api.ApiError ? String(error.detail) : `Network error: ${error.message}`;
+      say(text, { error: true });
     } finally {
       state.inflight--;
     }
@@ -271,7 +275,7 @@ async function refreshAnalysis(game) {
     board.el.dataset.analysedMoves = game.moves;
     if (state.game && !state.game.assisted) showBadges({ ...state.game, assisted: true });
   } catch (error) {
-    if (token === state.analysisToken) say(`Analysis failed: ${error.message}`);
+    if (token === state.analysisToken) say(`Analysis failed: ${error.message}`, { error: true });
   }
 }
 
@@ -351,6 +355,7 @@ function defineHtmxExtension() {
     const source = event.detail.elt;
     if (!(source instanceof Element) || !source.hasAttribute("data-creates-game")) return;
     const xhr = event.detail.xhr;
+    if (xhr.status === 0) return; // replaced by a newer request (hx-sync), or sendError below
     if (xhr.status === 201 || xhr.status === 200) {
       ui.formError.hidden = true;
       const game = api.parseGame(xhr.responseText);
@@ -365,10 +370,15 @@ function defineHtmxExtension() {
         // keep the text
       }
       if (typeof detail !== "string") detail = detail.map?.((d) => d.msg).join("; ") ?? JSON.stringify(detail);
-      ui.formError.textContent = `Could not start a game: ${detail}`;
-      ui.formError.hidden = false;
+      showFormError(detail);
     }
   });
+  document.body.addEventListener("htmx:sendError", () => showFormError("the server did not answer"));
+}
+
+function showFormError(detail) {
+  ui.formError.textContent = `Could not start a game: ${detail}`;
+  ui.formError.hidden = false;
 }
 
 // ---------------------------------------------------------------- settings
@@ -489,6 +499,7 @@ function start() {
     showStats();
   });
   board.el.addEventListener("mouseover", showHover);
+  board.el.addEventListener("mouseleave", () => (ui.hover.textContent = ""));
   attachInput(board, actions);
   setInterval(tick, 250);
   window.addEventListener("popstate", openFromLocation);

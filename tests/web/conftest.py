@@ -1,0 +1,126 @@
+"""A live ``kaboom serve`` and Debian's headless Chromium, driven by Playwright."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("KABOOM_CHROMIUM", "/usr/bin/chromium")
+HTMX = ROOT / "node_modules" / "htmx.org" / "dist" / "htmx.min.js"
+# Playwright cannot download its own browser here; these flags keep Debian's quiet and offline.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """``python -m kaboom serve`` on a free port with a throwaway database."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = tmp / "server.log"
+        self.cmd = [sys.executable, "-m", "kaboom", "serve", "--host", "127.0.0.1",
+                    "--port", str(self.port), "--db", str(tmp / "web.db")]
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.http = httpx.Client(base_url=self.url, timeout=60)
+
+    def start(self) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+        with open(self.log, "ab") as log:
+            self.proc = subprocess.Popen(self.cmd, cwd=ROOT, env=env, stdout=log, stderr=log)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"kaboom serve exited: {self.log.read_text()[-2000:]}")
+            try:
+                if self.http.get("/vendor/htmx.min.js", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("kaboom serve did not answer within 60 s")
+
+    def stop(self) -> None:
+        self.http.close()
+        if self.proc is None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(3)  # open long polls would hold a graceful shutdown for 25 s
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None
+
+    def game(self, game_id: str) -> dict:
+        return self.http.get(f"/api/games/{game_id}").raise_for_status().json()
+
+    def analysis(self, game_id: str) -> dict:
+        return self.http.get(f"/api/games/{game_id}/analysis").raise_for_status().json()
+
+    def post(self, path: str, body: dict | None = None) -> dict:
+        return self.http.post(path, json=body).raise_for_status().json()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    if not HTMX.exists():
+        pytest.fail(f"{HTMX} is missing: run `npm ci` in {ROOT} (htmx is pinned in package.json)")
+    srv = Server(tmp_path_factory.mktemp("web-server"))
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium "
+                    "(or set KABOOM_CHROMIUM)")
+    # Playwright gives the browser a fresh temporary profile (user-data-dir) of its own.
+    b = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def page(browser: Browser, server: Server) -> Iterator[Page]:
+    context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.set_default_timeout(30_000)
+    yield pg
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"

@@ -1,0 +1,124 @@
+"""Debug mode: the overlay equals the analysis API on every cell; the README's screenshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from tests.web.conftest import ROOT, Server
+from tests.web.pagekit import board_rows, cell, click_cell, knowledge_rows, moves, new_game
+
+SCREENSHOT = ROOT / "docs" / "screenshot-expert-debug.png"
+
+
+def wait_for_overlay(page: Page) -> None:
+    """Waits until the overlay shows the analysis of the board now on the page."""
+    page.wait_for_function(
+        "() => { const b = document.querySelector('#board');"
+        " return b.dataset.analysedMoves === b.dataset.moves; }"
+    )
+
+
+def expected_knowledge(game: dict, analysis: dict) -> list[str]:
+    rows = []
+    for board_row, status_row in zip(game["board"], analysis["status"], strict=True):
+        rows.append("".join(s if b in "#F?" else "." for b, s in zip(board_row, status_row,
+                                                                     strict=True)))
+    return rows
+
+
+def assert_overlay_matches(page: Page, server: Server, gid: str) -> dict:
+    wait_for_overlay(page)
+    game = server.game(gid)
+    analysis = server.analysis(gid)
+    assert moves(page) == game["moves"]
+    assert knowledge_rows(page) == expected_knowledge(game, analysis)
+    shown = page.eval_on_selector(
+        "#board",
+        """b => Array.from(b.children, row => Array.from(row.children,
+               c => c.dataset.p === undefined ? null : Number(c.dataset.p)))""",
+    )
+    probability = analysis["probability"]
+    for y, row in enumerate(shown):
+        for x, p in enumerate(row):
+            want = probability[y][x] if probability and probability[y] else None
+            if game["board"][y][x] not in "#F?":
+                want = None
+            assert (p is None) == (want is None), (x, y, p, want)
+            if p is not None:
+                assert abs(p - want) < 1e-12, (x, y, p, want)
+    return analysis
+
+
+def statuses(analysis: dict, wanted: str) -> list[tuple[int, int]]:
+    return [(x, y) for y, row in enumerate(analysis["status"]) for x, ch in enumerate(row)
+            if ch == wanted]
+
+
+def test_debug_overlay_equals_analysis_and_screenshot(page: Page, server: Server) -> None:
+    page.goto("/")
+    gid = new_game(page, "expert", seed=1234567, first_click="opening", debug=True)
+    expect(page.locator("#badges")).to_contain_text("debug")
+    expect(page.locator("#undo")).to_be_disabled()  # nothing to undo yet
+    assert_overlay_matches(page, server, gid)
+    click_cell(page, 15, 8)
+    analysis = assert_overlay_matches(page, server, gid)
+    expect(page.locator("#badges")).to_contain_text("assisted")
+    assert server.game(gid)["assisted"]
+
+    # A few more moves: safe cells, and flags on known mines (they keep their overlay too).
+    flagged = 0
+    for _ in range(8):
+        rows = board_rows(page)
+        safe = [(x, y) for x, y in statuses(analysis, "s") if rows[y][x] == "#"]
+        mines = [(x, y) for x, y in statuses(analysis, "m") if rows[y][x] == "#"]
+        if mines and flagged < 4:
+            click_cell(page, *mines[len(mines) // 2], button="right")
+            flagged += 1
+        elif safe:
+            click_cell(page, *safe[len(safe) // 2])
+        else:
+            break
+        analysis = assert_overlay_matches(page, server, gid)
+    assert page.locator('#board [data-state="F"][data-knowledge="m"]').count() == flagged
+    assert page.locator('#board [data-knowledge="s"]').count() == len(statuses(analysis, "s"))
+
+    # Undo is allowed in a debug game, and the overlay follows.
+    n = moves(page)
+    page.click("#undo")
+    page.wait_for_function(f"document.querySelector('#board').dataset.moves === '{n - 1}'")
+    assert_overlay_matches(page, server, gid)
+
+    # The percentage on hover: a title on the cell and the line under the board.
+    ux, uy = statuses(analysis, "u")[0]
+    cell(page, ux, uy).hover()
+    expect(page.locator("#hover-info")).to_contain_text(f"({ux}, {uy}) unknown:")
+    expect(page.locator("#hover-info")).to_contain_text("% mine")
+    assert "% mine" in (cell(page, ux, uy).get_attribute("title") or "")
+
+    page.set_viewport_size({"width": 1280, "height": 760})
+    page.evaluate("document.querySelector('#legend-panel').open = true")
+    frontier = [(x, y) for x, y in statuses(analysis, "u") if abs(x - 15) + abs(y - 8) < 6]
+    cell(page, *(frontier or [(ux, uy)])[0]).hover()
+    SCREENSHOT.parent.mkdir(exist_ok=True)
+    page.screenshot(path=str(SCREENSHOT))
+    assert Path(SCREENSHOT).stat().st_size > 10_000
+
+
+def test_debug_overlay_cleared_after_loss(page: Page, server: Server) -> None:
+    page.goto("/")
+    gid = new_game(page, "beginner", seed=8080, debug=True)
+    click_cell(page, 4, 4)
+    analysis = assert_overlay_matches(page, server, gid)
+    target = (statuses(analysis, "m") or statuses(analysis, "u"))[0]
+    safe_existed = bool(statuses(analysis, "s"))
+    click_cell(page, *target)
+    game = server.game(gid)
+    if game["status"] == "lost":
+        assert page.locator("#board [data-knowledge]").count() == 0
+        assert safe_existed or game["loss"]["reason"] != "guess_while_safe"
+        page.click("#undo")
+        page.wait_for_function(
+            f"document.querySelector('#board').dataset.moves === '{game['moves'] - 1}'")
+        assert_overlay_matches(page, server, gid)
