@@ -81,7 +81,14 @@ async def measure(url: str, settings: GameSettings, k: int, seconds: float,
                   pool: Executor | None) -> dict[str, object]:
     """Keeps ``k`` games in play for ``seconds``; returns the level's figures."""
     results: list[GameResult] = []
-    think = _thinker(pool)
+    inner = _thinker(pool)
+    thinking: list[float] = []
+
+    async def think(position: Position, outside_guess: bool, first_click: str) -> Choice:
+        start = time.perf_counter()
+        choice = await inner(position, outside_guess, first_click)
+        thinking.append(time.perf_counter() - start)
+        return choice
     async with HttpClient(url, max_connections=2 * k + 4, timeout=60) as client:
         deadline = time.monotonic() + seconds
 
@@ -93,19 +100,21 @@ async def measure(url: str, settings: GameSettings, k: int, seconds: float,
         await asyncio.gather(*(worker() for _ in range(k)))
         wall = time.perf_counter() - start
         summary = summarize(results, client.latencies, wall, client.retries)
-    return {"k": k, **summary.to_json()}
+    think_ms = summarize([], {"think": thinking}, 1.0, 0).latency_ms
+    return {"k": k, **summary.to_json(), "think_ms": think_ms}
 
 
 def _table(rows: list[dict[str, object]]) -> str:
     head = (f"{'K':>3} {'games':>6} {'won':>5} {'moves':>7} {'moves/s':>8} "
-            f"{'reveal p50':>11} {'reveal p99':>11} {'errors':>6}")
+            f"{'reveal p50':>11} {'reveal p99':>11} {'think p50':>10} {'errors':>6}")
     lines = [head]
     for r in rows:
-        rev = r["reveal_ms"]
-        assert isinstance(rev, dict)
+        rev, think = r["reveal_ms"], r["think_ms"]
+        assert isinstance(rev, dict) and isinstance(think, dict)
         lines.append(
             f"{r['k']:>3} {r['games']:>6} {r['wins']:>5} {r['moves']:>7} {r['moves_per_s']:>8.1f} "
-            f"{rev['p50'] or 0:>9.1f}ms {rev['p99'] or 0:>9.1f}ms {r['errors']:>6}"
+            f"{rev['p50'] or 0:>9.1f}ms {rev['p99'] or 0:>9.1f}ms {think['p50'] or 0:>8.1f}ms "
+            f"{r['errors']:>6}"
         )
     return "\n".join(lines)
 

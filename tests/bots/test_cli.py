@@ -1,0 +1,41 @@
+"""``kaboom bot play``'s argument handling (no server needed)."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from bots import play_cli
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    play_cli.add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_presets_and_sizes() -> None:
+    settings = play_cli._settings(_args("--preset", "beginner", "--games", "3", "--seed", "5"))
+    assert isinstance(settings, list) and len(settings) == 3
+    assert (settings[0].width, settings[0].height, settings[0].mines) == (9, 9, 10)
+    assert [s.seed for s in settings] == [5, 6, 7]
+    custom = play_cli._settings(_args("--width", "8", "--height", "5", "--mines", "7",
+                                      "--forced-guess", "fair", "--outside-guess"))
+    assert isinstance(custom, list)
+    body = custom[0].to_json()
+    assert body == {"width": 8, "height": 5, "mines": 7, "forced_guess": "fair",
+                    "outside_guess": True}
+    default = play_cli._settings(_args())
+    assert isinstance(default, list) and default[0].to_json() == {
+        "width": 30, "height": 16, "mines": 99}
+
+
+@pytest.mark.parametrize("argv", [
+    ("--preset", "expert", "--width", "5"),
+    ("--width", "5", "--height", "5"),
+    ("--games", "0",),
+])
+def test_bad_arguments_exit_2(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
+    assert play_cli.run(_args(*argv)) == 2
+    assert "kaboom bot play:" in capsys.readouterr().err
