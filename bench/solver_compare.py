@@ -28,7 +28,12 @@ def parse_profile(spec: str) -> str:
     for item in overrides:
         key, value = item.split("=")
         kind = type(getattr(base, key))
-        changes[key] = value.lower() in ("1", "true", "yes") if kind is bool else kind(value)
+        if kind is bool:
+            changes[key] = value.lower() in ("1", "true", "yes")
+        elif kind is tuple:
+            changes[key] = tuple(int(v) for v in value.split(":"))
+        else:
+            changes[key] = kind(value)
     PROFILES[spec] = dataclasses.replace(base, name=spec, **changes)
     return spec
 

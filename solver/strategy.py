@@ -17,7 +17,7 @@ from solver import counting, endgame
 from solver.approx import approximate
 from solver.budget import Budget
 from solver.errors import InvalidPositionError
-from solver.frontier import Constraint, Frontier, components
+from solver.frontier import Constraint, components
 from solver.groups import reduce_groups
 from solver.knowledge import classify
 from solver.position import Cell, Move, Position
@@ -26,6 +26,7 @@ __all__ = [
     "PROFILES",
     "Decision",
     "Profile",
+    "Reduced",
     "choose",
     "find_profile",
     "first_cell",
@@ -67,11 +68,16 @@ class Profile:
     """Run the win-probability search when at most this many undecided cells remain."""
     endgame_layouts: int = 400
     """... and they have at most this many consistent layouts."""
+    first_safe: tuple[int, int] = (0, 0)
+    """First click when only the clicked cell is guaranteed safe (from the corner)."""
+    first_opening: tuple[int, int] = (2, 2)
+    """First click when its neighbours are safe too (from the corner)."""
 
 
 PROFILES: dict[str, Profile] = {
-    "fast": Profile("fast", lookahead=False, node_limit=20_000),
-    "strong": Profile("strong", lookahead=False, endgame_cells=10),
+    "fast": Profile("fast", lookahead=False, node_limit=20_000, endgame_cells=12,
+                    endgame_layouts=100),
+    "strong": Profile("strong", lookahead=False, endgame_cells=30),
 }
 
 
@@ -82,15 +88,30 @@ def find_profile(name: str) -> Profile:
         raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
 
 
-def first_cell(position: Position, rule: str = "safe") -> Cell:
+def first_cell(position: Position, rule: str = "safe", profile: Profile | None = None) -> Cell:
     """The first click per first-click rule: a corner when only the cell is safe
-    (seed 002), a cell two in from the corner when its neighbours are safe too."""
-    if rule in ("opening", "snr") and position.width >= 5 and position.height >= 5:
-        return 2, 2
-    return 0, 0
+    (seed 002), a cell two in from the corner when its neighbours are safe too.
+
+    Clamped to the board (measured figures in ``docs/solver.md``).
+    """
+    profile = profile or PROFILES["strong"]
+    x, y = profile.first_opening if rule in ("opening", "snr") else profile.first_safe
+    return min(x, position.width - 1), min(y, position.height - 1)
 
 
 # ---------------------------------------------------------------------- constraints
+@dataclass(frozen=True, slots=True)
+class Reduced:
+    """A position as constraints over its undecided cells (the strategy's own, cheap
+    counterpart of :class:`solver.frontier.Frontier`, with the outside cells listed)."""
+
+    constraints: tuple[Constraint, ...]
+    cells: tuple[Cell, ...]
+    outside: tuple[Cell, ...]
+    mines_left: int
+    known: Mapping[Cell, bool]
+
+
 _NEIGHBOURS: dict[tuple[int, int], list[list[int]]] = {}
 
 
@@ -114,7 +135,7 @@ def _around(x: int, y: int, width: int, height: int) -> list[Cell]:
     ]
 
 
-def frontier_fast(position: Position) -> Frontier:
+def frontier_fast(position: Position) -> Reduced:
     """Same result as :func:`solver.frontier.frontier_of` without ``known``, built over a
     flat board and a cached neighbour table (this runs once per move in the simulator)."""
     width = position.width
@@ -145,7 +166,7 @@ def frontier_fast(position: Position) -> Frontier:
     cells = tuple((j % width, j // width) for j in sorted(touched))
     if position.mines > len(cells) + len(outside):
         raise InvalidPositionError("the mine count does not fit the covered cells")
-    return Frontier(
+    return Reduced(
         constraints=tuple(Constraint(k, v) for k, v in constraints.items()),
         cells=cells,
         outside=outside,
@@ -154,7 +175,7 @@ def frontier_fast(position: Position) -> Frontier:
     )
 
 
-def fold(fr: Frontier, known: Mapping[Cell, bool]) -> Frontier:
+def fold(fr: Reduced, known: Mapping[Cell, bool]) -> Reduced:
     """``fr`` with the ``known`` cells taken out of its constraints and counts."""
     if not known:
         return fr
@@ -172,7 +193,7 @@ def fold(fr: Frontier, known: Mapping[Cell, bool]) -> Frontier:
         constraints[cells] = mines
     merged = {**fr.known, **known}
     mines_left = fr.mines_left - sum(1 for c, m in known.items() if m and c not in fr.known)
-    return Frontier(
+    return Reduced(
         constraints=tuple(Constraint(k, v) for k, v in constraints.items()),
         cells=tuple(c for c in fr.cells if c not in known),
         outside=tuple(c for c in fr.outside if c not in known),
@@ -185,7 +206,7 @@ def fold(fr: Frontier, known: Mapping[Cell, bool]) -> Frontier:
 @dataclass(slots=True)
 class _Analysis:
     position: Position
-    frontier: Frontier
+    frontier: Reduced
     known: dict[Cell, bool]
     count: counting.Count | None
     probs: dict[Cell, float]
@@ -204,7 +225,7 @@ def choose(
     """Picks the moves to play; see :func:`solver.advisor.decide`."""
     budget = budget or Budget(None)
     if position.is_start:
-        cell = first_cell(position, first_click)
+        cell = first_cell(position, first_click, profile)
         return Decision((Move.reveal(*cell),), f"first click ({first_click})", "first", True)
     fr = frontier_fast(position)
     known: dict[Cell, bool] = {}
@@ -234,7 +255,7 @@ def choose(
     return _guess(analysis, profile, outside_guess, tuple(moves), probs)
 
 
-def _cheap(fr: Frontier, known: dict[Cell, bool]) -> tuple[set[Cell], str]:
+def _cheap(fr: Reduced, known: dict[Cell, bool]) -> tuple[set[Cell], str]:
     """Trivial rules, then the group method; fills ``known`` with what they prove."""
     result = reduce_groups(fr.constraints, stop_at_safe=True)
     known.update(dict.fromkeys(result.safe, False))
@@ -244,7 +265,7 @@ def _cheap(fr: Frontier, known: dict[Cell, bool]) -> tuple[set[Cell], str]:
 
 def _analyse(
     position: Position,
-    fr: Frontier,
+    fr: Reduced,
     known: Mapping[Cell, bool],
     profile: Profile,
     budget: Budget,
@@ -321,7 +342,7 @@ def _guess(
             return Decision((*moves, Move.reveal(*cell)), reason, "endgame", False, probs)
     p = a.probs
     best_p = min(p[c] for c in candidates)
-    cell = min(candidates, key=lambda c: (p[c], _covered_around(a, c), c[1], c[0]))
+    cell = min(candidates, key=lambda c: (round(p[c], 9), _covered_around(a, c), c[1], c[0]))
     reason = f"guess: lowest mine probability {best_p:.3f}"
     if profile.lookahead and a.count is not None:
         near = _shortlist(a, candidates, best_p + profile.tolerance, profile.candidates)
