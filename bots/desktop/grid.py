@@ -227,6 +227,8 @@ def _block(grey: np.ndarray, bx: float, px: int, by: float, py: int) -> Grid:
         raise GridNotFoundError("no square bounded by lattice lines")
     r0, r1 = _longest_run(cell.sum(axis=1) >= 0.5 * cell.sum(axis=1).max())
     c0, c1 = _longest_run(cell[r0:r1].mean(axis=0) >= 0.5)
+    if c1 - c0 < 2:
+        raise GridNotFoundError("fewer than 2 columns of cells found")
     r0, r1 = _longest_run(cell[:, c0:c1].mean(axis=1) >= 0.5)
     if r1 - r0 < 2 or c1 - c0 < 2:
         raise GridNotFoundError("fewer than 2x2 cells found")

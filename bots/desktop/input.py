@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import time
 
-from Xlib import XK, X, display
+from Xlib import XK, X
 from Xlib.ext import xtest
+
+from bots.desktop.screen import connect
 
 __all__ = ["Button", "Pointer"]
 
@@ -31,7 +33,7 @@ class Pointer:
     """
 
     def __init__(self, display_name: str | None = None, hold: float = 0.01) -> None:
-        self._x = display.Display(display_name or os.environ.get("DISPLAY", ":0"))
+        self._x = connect(display_name or os.environ.get("DISPLAY", ":0"))
         if not self._x.has_extension("XTEST"):
             raise RuntimeError("the X server has no XTEST extension")
         self.hold = hold

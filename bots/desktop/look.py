@@ -1,10 +1,10 @@
 """What one cell looks like, reduced to a few numbers a profile can classify.
 
 A profile never reads single fixed pixels: every feature is a statistic over a region
-of the cell scaled to the detected cell size (surface colour = commonest colour of the interior,
-relief = edge bands of the cell, ink = interior pixels far from the surface colour,
-matched to the profile's palette), so the same profile works at any tile size and
-survives anti-aliasing.
+of the cell scaled to the detected cell size (surface = commonest colour of the
+interior, relief = highlight of the top and left edges over the surface, ink =
+interior pixels far from the surface colour, matched to the profile's palette), so the
+same profile works at any tile size and survives anti-aliasing.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from bots.desktop.grid import Grid
 
-__all__ = ["RGB", "CellLook", "colour_distance", "look_at", "looks"]
+__all__ = ["RGB", "CellLook", "colour_distance", "look_at", "looks", "relief_of"]
 
 RGB = tuple[int, int, int]
 
@@ -30,8 +30,8 @@ def colour_distance(a: RGB | np.ndarray, b: RGB | np.ndarray) -> float:
 class CellLook:
     """Statistics of one cell's pixels.
 
-    ``relief`` > 0 means the top-left edge is lighter than the bottom-right (a raised,
-    covered tile); ``ink`` maps palette names to the share of the interior drawn in
+    ``relief`` > 0 means the top-left edge is lighter than the surface (a raised,
+    covered tile's highlight); ``ink`` maps palette names to the share of the interior drawn in
     that colour; ``ink_share`` is the share of the interior that is not surface.
     """
 
@@ -47,25 +47,34 @@ class CellLook:
         return max(self.ink, key=lambda k: self.ink[k])
 
 
+def relief_of(grey: np.ndarray, surface: float) -> float:
+    """How much brighter than the surface a cell's top and left edges get (a raised
+    tile's highlight); 0 for a flat cell.
+
+    Each edge band is a few pixels deep, so the measure does not depend on the grid
+    being aligned to the exact pixel, and uses row (column) medians over the middle of
+    the edge, so a glyph or a flag's foot does not count.
+    """
+    h, w = grey.shape
+    depth = max(2, round(min(h, w) * 0.12))
+    my, mx = max(depth, round(h * 0.2)), max(depth, round(w * 0.2))
+    top = np.median(grey[:depth, mx:w - mx], axis=1).max()
+    left = np.median(grey[my:h - my, :depth], axis=0).max()
+    return float(max(0.0, (top + left) / 2 - surface))
+
+
 def look_at(cell: np.ndarray, palette: Mapping[str, RGB], ink_threshold: float = 80.0,
             margin: float = 0.15) -> CellLook:
     """Measures one cell image (``h x w x 3``, the cell's full box)."""
     h, w = cell.shape[:2]
     px = cell.astype(np.float64)
     grey = px.mean(axis=2)
-    # Edge bands skip the outermost pixel, which may be the grid line of either side.
-    skip = max(1, round(min(h, w) * 0.04))
-    band = max(2, round(min(h, w) * 0.1))
-    m_y, m_x = max(band + skip, round(h * margin)), max(band + skip, round(w * margin))
-    # relief: light top/left bands vs dark bottom/right bands, away from the corners
-    top = grey[skip:skip + band, m_x:w - m_x].mean()
-    left = grey[m_y:h - m_y, skip:skip + band].mean()
-    bottom = grey[h - skip - band:h - skip, m_x:w - m_x].mean()
-    right = grey[m_y:h - m_y, w - skip - band:w - skip].mean()
-    relief = float((top + left) / 2 - (bottom + right) / 2)
+    band = max(1, round(min(h, w) * 0.08))
+    m_y, m_x = max(band + 1, round(h * margin)), max(band + 1, round(w * margin))
     inner = px[m_y:h - m_y, m_x:w - m_x].reshape(-1, 3)
     colours, counts = np.unique(inner.astype(np.uint8), axis=0, return_counts=True)
     surface = colours[counts.argmax()].astype(np.float64)  # the commonest colour
+    relief = relief_of(grey, float(surface.mean()))
     dist = np.linalg.norm(inner - surface, axis=1)
     ink_px = inner[dist >= ink_threshold]
     ink: dict[str, float] = {}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import subprocess
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
@@ -122,15 +123,17 @@ class Profile(ABC):
         the open surface is the commonest surface of flat, ink-free cells, if any.
         """
         looks = [self._look(image, grid, c) for c in grid.cells()]
-        reliefs = np.array([lk.relief for lk in looks])
-        top = float(reliefs.max())
-        raised = [lk for lk in looks if lk.relief >= 0.5 * top]
-        flat = [lk for lk in looks if lk.relief < 0.25 * top and lk.ink_share < 0.05]
+        # plain tiles only (a mine or a flag is no guide to the surface), unless there
+        # are none, as on a finished board where every covered cell carries a flag
+        plain = [lk for lk in looks if lk.ink_share < 0.05] or looks
+        top = max(lk.relief for lk in plain)
+        raised = [lk for lk in plain if lk.relief >= 0.5 * top]
+        flat = [lk for lk in plain if lk.relief < 0.25 * top and lk.ink_share < 0.05]
         if top <= 0 or not raised:
             raise RuntimeError(f"{self.name}: no covered cells to calibrate on")
-        covered = _median_rgb([lk.surface for lk in raised])
+        covered = _commonest([lk.surface for lk in raised])
         relief = float(np.median([lk.relief for lk in raised]))
-        opened = _median_rgb([lk.surface for lk in flat]) if flat else None
+        opened = _commonest([lk.surface for lk in flat]) if flat else None
         self.calibration = Calibration(covered, relief, opened)
         self._memo.clear()
         return self.calibration
@@ -183,9 +186,8 @@ class Profile(ABC):
         return b is not None and colour_distance(a, b) <= tolerance
 
 
-def _median_rgb(colours: Sequence[RGB]) -> RGB:
-    m = np.median(np.array(colours, dtype=np.float64), axis=0)
-    return int(m[0]), int(m[1]), int(m[2])
+def _commonest(colours: Sequence[RGB]) -> RGB:
+    return Counter(colours).most_common(1)[0][0]
 
 
 _REGISTRY: dict[str, type[Profile]] = {}

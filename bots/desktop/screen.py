@@ -16,11 +16,24 @@ from dataclasses import dataclass
 
 import numpy as np
 from Xlib import X, display
-from Xlib.error import XError
+from Xlib.error import ConnectionClosedError, XError
 
-__all__ = ["Screen", "Window", "WindowNotFoundError"]
+__all__ = ["Screen", "Window", "WindowNotFoundError", "connect"]
 
 log = logging.getLogger(__name__)
+
+
+def connect(name: str, attempts: int = 20) -> display.Display:
+    """Opens an X connection, retrying briefly: an X server that just lost its last
+    client resets itself and refuses connections for a moment."""
+    for attempt in range(attempts):
+        try:
+            return display.Display(name)
+        except (ConnectionClosedError, OSError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.1)
+    raise AssertionError("unreachable")
 
 
 class WindowNotFoundError(RuntimeError):
@@ -45,7 +58,7 @@ class Screen:
 
     def __init__(self, display_name: str | None = None) -> None:
         self.display_name = display_name or os.environ.get("DISPLAY", ":0")
-        self._x = display.Display(self.display_name)
+        self._x = connect(self.display_name)
         self._root = self._x.screen().root
         self._net_wm_name = self._x.intern_atom("_NET_WM_NAME")
         self._mss = None
