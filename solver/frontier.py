@@ -9,15 +9,32 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from solver.errors import InvalidPositionError
 from solver.position import COVERED_CHARS, Cell, Position
 
 __all__ = ["Constraint", "Frontier", "components", "frontier_of"]
 
-_DIGITS = frozenset("012345678")
-_COVERED_FLAT = COVERED_CHARS
+_COVERED_CODES = np.frombuffer("".join(sorted(COVERED_CHARS)).encode("ascii"), dtype=np.uint8)
+
+
+def _around(mask: np.ndarray) -> np.ndarray:
+    """For each cell, how many of its eight neighbours are set in ``mask``."""
+    m = np.pad(mask.astype(np.int16), 1)
+    h, w = mask.shape
+    return (
+        m[:h, :w]
+        + m[:h, 1 : w + 1]
+        + m[:h, 2:]
+        + m[1 : h + 1, :w]
+        + m[1 : h + 1, 2:]
+        + m[2:, :w]
+        + m[2:, 1 : w + 1]
+        + m[2:, 2:]
+    )
 
 
 @functools.cache
@@ -51,13 +68,31 @@ class Frontier:
 
     ``cells`` are the undecided frontier cells, ``outside`` the undecided cells next to no
     open number, and ``mines_left`` the mines among ``cells`` and ``outside`` together.
+    The outside cells are built only when asked for: on large boards there are thousands
+    and most callers need only ``outside_count``.
     """
 
     constraints: tuple[Constraint, ...]
     cells: tuple[Cell, ...]
-    outside: tuple[Cell, ...]
     mines_left: int
     known: Mapping[Cell, bool]
+    outside_count: int
+    width: int = field(default=1, repr=False)
+    outside_flat: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    _memo: dict[str, tuple[Cell, ...]] = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def outside(self) -> tuple[Cell, ...]:
+        got = self._memo.get("outside")
+        if got is None:
+            w = self.width
+            got = self._memo["outside"] = tuple((i % w, i // w) for i in self.outside_flat)
+        return got
+
+    def outside_cell(self, i: int) -> Cell:
+        """The ``i``-th outside cell, row-major, without building the whole tuple."""
+        flat = self.outside_flat[i]
+        return flat % self.width, flat // self.width
 
 
 def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) -> Frontier:
@@ -67,40 +102,44 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     the system.  Raises :class:`InvalidPositionError` when a number cannot be satisfied.
     """
     rows = position.rows
-    width = position.width
+    width, height = position.width, position.height
     known = {c: m for c, m in (known or {}).items() if rows[c[1]][c[0]] in COVERED_CHARS}
     flat = "".join(rows)
-    around = _neighbour_table(width, position.height)
-    covered = _COVERED_FLAT
+    board = np.frombuffer(flat.encode("ascii"), dtype=np.uint8).reshape(height, width)
+    covered = np.isin(board, _COVERED_CODES)
+    digits = (board >= ord("0")) & (board <= ord("8"))
+    known_safe = np.zeros_like(covered)
+    known_mine = np.zeros_like(covered)
+    for (x, y), m in known.items():
+        (known_mine if m else known_safe)[y, x] = True
+    undecided = covered & ~known_safe & ~known_mine
+    # Only numbers next to an undecided cell say anything new; the others are checked
+    # in bulk (their known mines must match) and skipped.
+    live = digits & (_around(undecided) > 0)
+    dead = digits & ~live
+    if np.any((board[dead] - ord("0")) != _around(known_mine)[dead]):
+        y, x = (int(v[0]) for v in np.nonzero(dead & ((board - ord("0")) != _around(known_mine))))
+        raise InvalidPositionError(f"the number at ({x}, {y}) cannot be satisfied")
+    around = _neighbour_table(width, height)
     constraints: dict[tuple[Cell, ...], int] = {}
     in_frontier: set[Cell] = set()
-    touched: set[int] = set()
-    for idx, ch in enumerate(flat):
-        if ch not in _DIGITS:
-            continue
+    for idx in np.flatnonzero(live).tolist():
         cells: list[Cell] = []
-        mines = int(ch)
+        mines = int(flat[idx])
         for nb in around[idx]:
-            if flat[nb] not in covered:
+            if flat[nb] not in COVERED_CHARS:
                 continue
-            touched.add(nb)
             c = (nb % width, nb // width)
             k = known.get(c)
             if k is None:
                 cells.append(c)
             elif k:
                 mines -= 1
-        if not cells:
-            if mines != 0:
-                raise InvalidPositionError(
-                    f"the number at ({idx % width}, {idx // width}) cannot be satisfied"
-                )
-            continue
         if mines < 0 or mines > len(cells):
             raise InvalidPositionError(
                 f"the number at ({idx % width}, {idx // width}) cannot be satisfied"
             )
-        key = tuple(sorted(cells, key=lambda c: (c[1], c[0])))
+        key = tuple(cells)  # neighbour tables are row-major, so already sorted
         prev = constraints.get(key)
         if prev is not None and prev != mines:
             raise InvalidPositionError(
@@ -108,22 +147,21 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
             )
         constraints[key] = mines
         in_frontier.update(cells)
-    outside = tuple(
-        (i % width, i // width)
-        for i, ch in enumerate(flat)
-        if ch in covered and i not in touched and (i % width, i // width) not in known
-    )
+    out_mask = undecided & (_around(digits) == 0)
+    outside_flat = tuple(np.flatnonzero(out_mask).tolist())
     known_mines = sum(1 for c, m in known.items() if m)
     mines_left = position.mines - known_mines
     frontier_cells = tuple(sorted(in_frontier, key=lambda c: (c[1], c[0])))
-    if mines_left < 0 or mines_left > len(frontier_cells) + len(outside):
+    if mines_left < 0 or mines_left > len(frontier_cells) + len(outside_flat):
         raise InvalidPositionError("the mine count does not fit the covered cells")
     return Frontier(
         constraints=tuple(Constraint(k, v) for k, v in constraints.items()),
         cells=frontier_cells,
-        outside=outside,
         mines_left=mines_left,
         known=known,
+        outside_count=len(outside_flat),
+        width=width,
+        outside_flat=outside_flat,
     )
 
 

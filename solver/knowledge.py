@@ -27,7 +27,8 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 
 from pysat.card import ITotalizer
@@ -35,7 +36,7 @@ from pysat.solvers import Minicard, Minisat22
 
 from solver.budget import Budget
 from solver.errors import BudgetExceededError, InvalidPositionError
-from solver.frontier import Constraint, Frontier, frontier_of
+from solver.frontier import Constraint, Frontier, components, frontier_of
 from solver.position import COVERED_CHARS, Cell, Position
 
 __all__ = [
@@ -69,20 +70,35 @@ class CountEncoding(enum.StrEnum):
 class Knowledge:
     """The status of every covered cell of one position.
 
-    ``unresolved`` holds the cells the budget ran out on: they are reported as unknown
-    but nothing was proven about them.  ``complete`` is true when that set is empty.
+    ``safe`` and ``mines`` hold every proven cell, outside cells included.  ``unresolved``
+    holds the cells the budget ran out on: they count as unknown, but nothing was proven
+    about them; ``complete`` is true when there are none.  Unknown outside cells are kept
+    as one class (``outside_unknown``) and listed only when :attr:`unknown` is read.
     """
 
     safe: frozenset[Cell]
     mines: frozenset[Cell]
-    unknown: frozenset[Cell]
+    frontier_unknown: frozenset[Cell]
     unresolved: frozenset[Cell] = frozenset()
-    outside: frozenset[Cell] = frozenset()
+    outside_unknown: bool = False
+    frontier: Frontier | None = field(default=None, repr=False, compare=False)
     stats: dict[str, int] = field(default_factory=dict, compare=False)
 
     @property
     def complete(self) -> bool:
         return not self.unresolved
+
+    @property
+    def unknown(self) -> frozenset[Cell]:
+        """Every cell proven unknown, the outside class included."""
+        if self.outside_unknown and self.frontier is not None:
+            return self.frontier_unknown | frozenset(self.frontier.outside)
+        return self.frontier_unknown
+
+    @property
+    def outside(self) -> frozenset[Cell]:
+        """The undecided cells next to no open number (one class)."""
+        return frozenset(self.frontier.outside) if self.frontier is not None else frozenset()
 
     def status(self, cell: Cell) -> Status:
         if cell in self.safe:
@@ -93,14 +109,19 @@ class Knowledge:
 
     def status_rows(self, position: Position) -> list[str]:
         """Rows with ``s``/``m``/``u`` for covered cells and the board character elsewhere."""
+        safe, mines = self.safe, self.mines
         out = []
         for y, row in enumerate(position.rows):
             chars = []
             for x, ch in enumerate(row):
-                if ch in COVERED_CHARS:
-                    chars.append(self.status((x, y)).value)
-                else:
+                if ch not in COVERED_CHARS:
                     chars.append(ch)
+                elif (x, y) in safe:
+                    chars.append("s")
+                elif (x, y) in mines:
+                    chars.append("m")
+                else:
+                    chars.append("u")
             out.append("".join(chars))
         return out
 
@@ -349,22 +370,63 @@ def _classify_cells(sat: _Sat, result: _Result, base: list[int] | None = None) -
         result.unresolved.update(pending)
 
 
+@dataclass(frozen=True, slots=True)
+class _Local:
+    """Phase 1 on one component: its cells by status, and the fewest and most mines its
+    undecided cells can hold under the component's numbers alone."""
+
+    safe: frozenset[Cell]
+    mines: frozenset[Cell]
+    unknown: frozenset[Cell]
+    unresolved: frozenset[Cell]
+    kmin: int
+    kmax: int
+    calls: int
+
+
+def _classify_component(
+    cells: tuple[Cell, ...], cons: list[Constraint], encoding: CountEncoding, budget: Budget
+) -> _Local:
+    r = _Result()
+    with _Sat(cells, encoding, budget) as sat:
+        for con in cons:
+            sat.add_exactly(con)
+        _classify_cells(sat, r)
+        undecided = len(r.unknown) + len(r.unresolved)
+        kmin, kmax = 0, undecided
+        if r.unknown and not r.unresolved and r.models:
+            lo, hi = min(r.models), max(r.models)
+            try:
+                while (m := sat.solve(sat.at_most(lo - 1))) is not None:
+                    lo = sat.mines_in(m)
+                while (m := sat.solve(sat.at_least(hi + 1))) is not None:
+                    hi = sat.mines_in(m)
+                kmin, kmax = lo - len(r.mines), hi - len(r.mines)
+            except _OutOfTime:
+                pass
+        return _Local(
+            frozenset(r.safe),
+            frozenset(r.mines),
+            frozenset(r.unknown),
+            frozenset(r.unresolved),
+            kmin,
+            kmax,
+            sat.calls,
+        )
+
+
 def _outside_status(
-    fr: Frontier, local: _Result, count_sat: _Sat | None, low: int, high: int
+    count_sat: _Sat | None, seen: list[int], kmin: int, kmax: int, low: int, high: int
 ) -> tuple[bool | None, bool | None]:
     """Whether an outside cell can be a mine, and whether it can be safe.
 
-    ``None`` means the budget ran out before it was settled.
+    The frontier's undecided cells hold between ``low`` and ``high`` mines (the rest are
+    outside).  ``None`` means the budget ran out before it was settled.
     """
-    outside = len(fr.outside)
     if count_sat is None:
-        # The count cannot bind: every model of the numbers extends to a layout.
-        undecided = sum(1 for c in fr.cells if c in local.unknown or c in local.unresolved)
-        fixed = sum(1 for c in fr.cells if c in local.mines)
-        can_mine = undecided > 0 or fixed < fr.mines_left
-        can_safe = undecided > 0 or fixed > fr.mines_left - outside
-        return can_mine, can_safe
-    seen = local.models
+        # The count cannot bind, so the fewest (``kmin``) and most (``kmax``) mines the
+        # undecided cells can hold are both achievable in full layouts.
+        return kmin < high, kmax > low
     try:
         can_mine: bool | None = any(t <= high - 1 for t in seen) or (
             count_sat.solve(count_sat.at_most(high - 1)) is not None
@@ -386,45 +448,56 @@ def classify(
     known: Mapping[Cell, bool] | None = None,
     encoding: CountEncoding = CountEncoding.NATIVE,
     budget: Budget | None = None,
+    cache: MutableMapping[tuple[Constraint, ...], _Local] | None = None,
 ) -> Knowledge:
     """Classifies every covered cell of ``position`` as safe, mine or unknown.
 
     Uses all open numbers and the total mine count.  ``known`` may pass cells decided on
-    an earlier position of the same game.  Raises :class:`InvalidPositionError` when no
-    layout fits the position.
+    an earlier position of the same game, and ``cache`` the per-component results of
+    earlier calls (a component's local status depends only on its numbers).  Raises
+    :class:`InvalidPositionError` when no layout fits the position.
     """
     budget = budget or Budget(None)
     fr = frontier_of(position, known)
     res = _Result()
     for c, m in fr.known.items():
         (res.mines if m else res.safe).add(c)
-    outside = len(fr.outside)
+    outside = fr.outside_count
 
-    # Phase 1: the per-number clauses alone.
-    with _Sat(fr.cells, encoding, budget) as sat:
-        for con in fr.constraints:
-            sat.add_exactly(con)
-        _classify_cells(sat, res)
-        res.calls = sat.calls
-    res.models.clear()
+    # Phase 1: each component under its own numbers, with its own small solver.
+    kmin = kmax = fixed = 0
+    comps = components(fr.constraints)
+    for cells, cons in comps:
+        key = tuple(sorted(cons, key=lambda c: c.cells))
+        local = cache.get(key) if cache is not None else None
+        if local is None:
+            local = _classify_component(cells, cons, encoding, budget)
+            res.calls += local.calls
+            if cache is not None and not local.unresolved:
+                cache[key] = local
+        res.safe |= local.safe
+        res.mines |= local.mines
+        res.unknown |= local.unknown
+        res.unresolved |= local.unresolved
+        fixed += len(local.mines)
+        kmin += local.kmin
+        kmax += local.kmax
 
-    # Phase 2: the count, over the cells still open, when it can bind.
-    fixed = sum(1 for c in fr.cells if c in res.mines)
-    rest = sorted(res.unknown | res.unresolved, key=lambda c: (c[1], c[0]))
+    # Phase 2: the count, over the cells still undecided, only when it can bind.
     high = fr.mines_left - fixed
     low = high - outside
     count_sat: _Sat | None = None
-    binds = fixed > fr.mines_left or len(rest) > high or low > 0
-    stats = {"calls": res.calls, "frontier": len(fr.cells), "outside": outside}
+    outside_unknown = False
+    stats = {"frontier": len(fr.cells), "outside": outside, "components": len(comps)}
     try:
-        if binds:
-            if high < 0 or low > len(rest):
+        if kmin < low or kmax > high:
+            if high < 0 or low > kmax:
                 raise InvalidPositionError("the mine count does not fit the numbers")
             sub = frontier_of(position, {**fr.known, **_decided(fr, res)})
             count_sat = _Sat(sub.cells, encoding, budget)
             for con in sub.constraints:
                 count_sat.add_exactly(con)
-            count_sat.add_count(low, high)
+            count_sat.add_count(max(0, low), high)
             phase2 = _Result()
             _classify_cells(count_sat, phase2)
             res.safe |= phase2.safe
@@ -434,19 +507,15 @@ def classify(
             res.models = phase2.models
             stats["count_cells"] = len(sub.cells)
         if outside:
-            can_mine, can_safe = _outside_status(fr, res, count_sat, low, high)
-            target = (
-                res.unresolved
-                if can_mine is None or can_safe is None
-                else res.unknown
-                if can_mine and can_safe
-                else res.safe
-                if can_safe
-                else res.mines
-            )
-            if not can_mine and not can_safe and can_mine is not None and can_safe is not None:
+            can_mine, can_safe = _outside_status(count_sat, res.models, kmin, kmax, low, high)
+            if can_mine is False and can_safe is False:
                 raise InvalidPositionError("no layout fits the outside cells")
-            target.update(fr.outside)
+            if can_mine is None or can_safe is None:
+                res.unresolved.update(fr.outside)
+            elif can_mine and can_safe:
+                outside_unknown = True
+            else:
+                (res.safe if can_safe else res.mines).update(fr.outside)
     finally:
         if count_sat is not None:
             res.calls += count_sat.calls
@@ -455,9 +524,10 @@ def classify(
     return Knowledge(
         safe=frozenset(res.safe),
         mines=frozenset(res.mines),
-        unknown=frozenset(res.unknown),
+        frontier_unknown=frozenset(res.unknown),
         unresolved=frozenset(res.unresolved),
-        outside=frozenset(fr.outside),
+        outside_unknown=outside_unknown,
+        frontier=fr,
         stats=stats,
     )
 
@@ -478,14 +548,24 @@ class KnowledgeEngine:
     def __init__(self, encoding: CountEncoding = CountEncoding.NATIVE) -> None:
         self.encoding = encoding
         self.known: dict[Cell, bool] = {}
+        self._components: OrderedDict[tuple[Constraint, ...], _Local] = OrderedDict()
 
     def classify(self, position: Position, budget: Budget | None = None) -> Knowledge:
-        knowledge = classify(position, known=self.known, encoding=self.encoding, budget=budget)
+        knowledge = classify(
+            position,
+            known=self.known,
+            encoding=self.encoding,
+            budget=budget,
+            cache=self._components,
+        )
+        while len(self._components) > 4096:
+            self._components.popitem(last=False)
         self.known = {c: m for c, m in knowledge.decided().items() if position.is_covered(*c)}
         return knowledge
 
     def forget(self) -> None:
         self.known.clear()
+        self._components.clear()
 
 
 def random_layout(
@@ -505,7 +585,7 @@ def random_layout(
     """
     budget = budget or Budget(None)
     fr = frontier_of(position, {**(known or {}), **(fixed or {})})
-    outside = len(fr.outside)
+    outside = fr.outside_count
     with _Sat(fr.cells, encoding, budget) as sat:
         for con in fr.constraints:
             sat.add_exactly(con)
@@ -523,5 +603,5 @@ def random_layout(
     mines = {c for c, m in fr.known.items() if m}
     mines.update(c for c, v in zip(fr.cells, model) if v > 0)
     rest = fr.mines_left - sum(1 for v in model[: len(fr.cells)] if v > 0)
-    mines.update(rng.sample(list(fr.outside), rest))
+    mines.update(fr.outside_cell(i) for i in rng.sample(range(outside), rest))
     return frozenset(mines)

@@ -207,7 +207,7 @@ class Position:
     @property
     def is_start(self) -> bool:
         """True while nothing has been opened yet."""
-        return not self.numbers()
+        return all(not (set(row) & _OPEN_CHARS) for row in self.rows)
 
     @property
     def is_finished(self) -> bool:

@@ -274,7 +274,7 @@ def _tables(
     for kk in ks:
         lo.append(lo[-1] + kk[0])
         hi.append(hi[-1] + kk[-1])
-    outside = len(fr.outside)
+    outside = fr.outside_count
     m = len(comps)
     back: list[np.ndarray] = [np.empty(0)] * (m + 1)
     t = np.arange(lo[m], hi[m] + 1)
@@ -341,7 +341,7 @@ def probabilities(
             out[c] = float(min(1.0, max(0.0, p)))
         forward = nxt
     outside_p: float | None = None
-    n_out = len(fr.outside)
+    n_out = fr.outside_count
     if n_out:
         t = np.arange(tab.lo[m], tab.lo[m] + len(forward))
         rest = fr.mines_left - t
@@ -399,5 +399,5 @@ def sample_layout(
         mines.update(c for j, c in enumerate(comp.cells) if mask >> j & 1)
         t += k
     rest = fr.mines_left - t
-    mines.update(rng.sample(list(fr.outside), rest))
+    mines.update(fr.outside_cell(i) for i in rng.sample(range(fr.outside_count), rest))
     return frozenset(mines)
