@@ -77,7 +77,7 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "fast": Profile("fast", lookahead=False, node_limit=20_000, endgame_cells=12,
                     endgame_layouts=100),
-    "strong": Profile("strong", lookahead=False, endgame_cells=30),
+    "strong": Profile("strong", lookahead=False, endgame_cells=20, endgame_layouts=300),
 }
 
 

@@ -69,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
           f"seed {args.seed}")
     print(f"won {s.wins}/{s.games} = {100 * s.win_rate:.2f} %  "
           f"(Wilson 95 %: {100 * s.wilson_low:.2f}-{100 * s.wilson_high:.2f} %)")
-    print(f"ms a game: median {s.ms_median:.1f}, mean {s.ms_mean:.1f}; "
+    print(f"ms a game (wall): median {s.ms_median:.1f}, mean {s.ms_mean:.1f}; "
+          f"CPU: median {s.cpu_ms_median:.1f}, mean {s.cpu_ms_mean:.1f}; "
           f"guesses a game {s.guesses_per_game:.2f}")
     print("moves by algorithm: " + ", ".join(f"{k} {v}" for k, v in s.moves_by_algorithm.items()))
     if args.json:

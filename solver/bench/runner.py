@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from solver.advisor import decide
+from solver.approx import approximate
 from solver.position import MoveKind
 from solver.simulator import FirstClick, Outcome, SimulatedGame
 
@@ -28,11 +29,13 @@ class GameResult:
     seed: int
     won: bool
     seconds: float
+    cpu_seconds: float
     decisions: int
     guesses: int
     moves_by_algorithm: dict[str, int]
-    predictions: tuple[tuple[float, bool], ...] = ()
-    """(predicted mine probability, was a mine) per guess, when calibration is on."""
+    predictions: tuple[tuple[float, float, bool], ...] = ()
+    """(exact mine probability, approximate one, was a mine) per guess, when
+    calibration is on."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,8 @@ class Summary:
     wilson_high: float
     ms_median: float
     ms_mean: float
+    cpu_ms_median: float
+    cpu_ms_mean: float
     moves_by_algorithm: dict[str, int]
     guesses_per_game: float
     settings: dict[str, object] = field(default_factory=dict)
@@ -83,8 +88,9 @@ def play_game(
     first = "opening" if FirstClick(rule) is FirstClick.SNR else "safe"
     by_alg: Counter[str] = Counter()
     decisions = guesses = 0
-    predictions: list[tuple[float, bool]] = []
+    predictions: list[tuple[float, float, bool]] = []
     start = time.perf_counter()
+    cpu_start = time.process_time()
     while game.outcome is Outcome.PLAYING:
         position = game.position()
         d = decide(position, profile=profile, first_click=first, probabilities=calibrate)
@@ -97,15 +103,17 @@ def play_game(
             if calibrate and d.probabilities is not None:
                 m = d.moves[-1]
                 assert game.layout is not None
-                predictions.append((d.probabilities[m.cell], m.cell in game.layout))
+                rough = approximate(position).cells[m.cell]
+                predictions.append((d.probabilities[m.cell], rough, m.cell in game.layout))
         for move in d.moves:
             if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != "#":
                 continue  # opened meanwhile by a flood fill
             if game.play(move) is not Outcome.PLAYING:
                 break
     seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     return GameResult(
-        seed, game.outcome is Outcome.WON, seconds, decisions, guesses, dict(by_alg),
+        seed, game.outcome is Outcome.WON, seconds, cpu, decisions, guesses, dict(by_alg),
         tuple(predictions),
     )
 
@@ -147,6 +155,7 @@ def summarise(results: list[GameResult], settings: dict[str, object] | None = No
     wins = sum(r.won for r in results)
     low, high = wilson(wins, games)
     ms = [r.seconds * 1000 for r in results] or [0.0]
+    cpu = [r.cpu_seconds * 1000 for r in results] or [0.0]
     by_alg: Counter[str] = Counter()
     for r in results:
         by_alg.update(r.moves_by_algorithm)
@@ -158,6 +167,8 @@ def summarise(results: list[GameResult], settings: dict[str, object] | None = No
         wilson_high=high,
         ms_median=statistics.median(ms),
         ms_mean=statistics.fmean(ms),
+        cpu_ms_median=statistics.median(cpu),
+        cpu_ms_mean=statistics.fmean(cpu),
         moves_by_algorithm=dict(sorted(by_alg.items())),
         guesses_per_game=sum(r.guesses for r in results) / games if games else 0.0,
         settings=dict(settings or {}),
