@@ -88,7 +88,13 @@ def play_inprocess(
             service.get(game.id)
             get_ms.append((time.perf_counter() - t) * 1000)
     assert game.status == "won", game.loss
+    referee = service._session(game.id).referee
+    FALLBACKS["layouts"] += referee.fallback_layouts
+    FALLBACKS["timeouts"] += referee.timeouts
     return reveal_ms, get_ms
+
+
+FALLBACKS = {"layouts": 0, "timeouts": 0}
 
 
 def play_http(http: httpx.Client, body: dict, seed: int) -> tuple[list[float], list[float]]:
@@ -136,6 +142,7 @@ def main() -> int:
             for mode in args.modes:
                 reveals: list[float] = []
                 gets: list[float] = []
+                FALLBACKS.update(layouts=0, timeouts=0)
                 t0 = time.perf_counter()
                 with tempfile.TemporaryDirectory() as tmp:
                     db = str(Path(tmp) / "bench.db")
@@ -186,6 +193,8 @@ def main() -> int:
                             proc.terminate()
                             proc.wait()
                 row = {
+                    "fallback_layouts": FALLBACKS["layouts"] if mode == "inprocess" else None,
+                    "timeouts": FALLBACKS["timeouts"] if mode == "inprocess" else None,
                     "encoding": encoding,
                     "size": size,
                     "mode": mode,
@@ -199,7 +208,13 @@ def main() -> int:
                 print(
                     f"{encoding:9} {size:13} {mode:9} games={games:3} reveals={rv['n']:5} "
                     f"reveal p50={rv['p50']:7.2f} p90={rv['p90']:7.2f} p99={rv['p99']:7.2f} "
-                    f"max={rv['max']:8.2f} | GET p50={gt['p50']:6.2f} p99={gt['p99']:6.2f} ms",
+                    f"max={rv['max']:8.2f} | GET p50={gt['p50']:6.2f} p99={gt['p99']:6.2f} ms"
+                    + (
+                        f" | SAT-fallback layouts={row['fallback_layouts']}"
+                        f" timeouts={row['timeouts']}"
+                        if mode == "inprocess"
+                        else ""
+                    ),
                     flush=True,
                 )
     if args.json:

@@ -136,6 +136,9 @@ class Referee:
         self.counter = LayoutCounter()
         self.budget_s = budget_s
         self.timeouts = 0
+        """Moves answered after the budget ran out (the fairness fallback applied)."""
+        self.fallback_layouts = 0
+        """Layouts drawn by the SAT fallback (consistent, not exactly uniform)."""
 
     # ------------------------------------------------------------------ moves
     def apply(self, game: Game, move: Move) -> tuple[Game, Step]:
@@ -286,6 +289,7 @@ class Referee:
                 )
             except BudgetExceededError:
                 # Counting was too large; a SAT model gets a fresh share of time.
+                self.fallback_layouts += 1
                 fresh = Budget(max(1.0, self.budget_s or 1.0))
                 return random_layout(
                     position,

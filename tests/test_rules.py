@@ -244,3 +244,28 @@ def test_undo_restores_the_previous_move_exactly() -> None:
     after, step = referee.apply(game, Move.reveal(1, 1))
     back = referee.undo(after, step)
     assert back.rows == game.rows and back.moves == game.moves and back.assisted
+
+
+@settings(max_examples=150, deadline=None)
+@given(p=params)
+def test_out_of_time_never_punishes_without_proof(p) -> None:
+    """With no time to think, a click opens unless it is proven to be a mine.
+
+    The fairness rule for an exhausted budget: ``guess_while_safe`` and ``outside_guess``
+    need a proof the referee did not finish, so they are never given; a cell opens if
+    any layout has it safe (one SAT call with a fresh share of time), else it is a mine.
+    """
+    case = _random_case(p)
+    if case is None:
+        return
+    position, cell = case
+    truth = oracle.statuses(position)
+    referee = Referee(budget_s=0.0)
+    after, _ = referee.apply(_game(position), Move.reveal(*cell))
+    if truth[cell] == "m":
+        assert after.status == "lost" and after.loss.reason == "certain_mine"
+        _assert_loss_layout_consistent(position, after)
+    else:
+        assert after.status != "lost", after.loss
+        _assert_open_consistent(position, after, cell)
+    assert referee.timeouts == 1
