@@ -99,8 +99,9 @@ def test_debug_overlay_equals_analysis_and_screenshot(page: Page, server: Server
 
     page.set_viewport_size({"width": 1280, "height": 760})
     page.evaluate("document.querySelector('#legend-panel').open = true")
-    frontier = [(x, y) for x, y in statuses(analysis, "u") if abs(x - 15) + abs(y - 8) < 6]
-    cell(page, *(frontier or [(ux, uy)])[0]).hover()
+    probability = server.analysis(gid)["probability"]
+    riskiest = max(statuses(analysis, "u"), key=lambda c: probability[c[1]][c[0]] or 0)
+    cell(page, *riskiest).hover()
     SCREENSHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=str(SCREENSHOT))
     assert Path(SCREENSHOT).stat().st_size > 10_000
