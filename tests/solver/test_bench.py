@@ -39,3 +39,22 @@ def test_cli_writes_json(tmp_path, capsys) -> None:
     data = json.loads(out.read_text())
     assert data["games"] == 4 and data["settings"]["rule"] == "sfar"
     assert "won" in capsys.readouterr().out
+
+
+def test_calibration_buckets() -> None:
+    from solver.bench.calibrate import buckets
+
+    pairs = [(0.12, False)] * 9 + [(0.12, True)] + [(0.51, True), (0.5, False)]
+    rows = buckets(pairs, 0.1)
+    assert [(b.low, b.n) for b in rows] == [(0.1, 10), (0.5, 2)]
+    assert rows[0].observed == pytest.approx(0.1)
+    assert rows[0].mean_predicted == pytest.approx(0.12)
+
+
+def test_calibrate_cli(tmp_path, capsys) -> None:
+    png = tmp_path / "cal.png"
+    code = main(["calibrate", "--preset", "beginner", "--games", "6", "--no-progress",
+                 "--png", str(png)])
+    assert code == 0
+    assert png.stat().st_size > 0
+    assert "observed" in capsys.readouterr().out
