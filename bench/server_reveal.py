@@ -132,6 +132,7 @@ def main() -> int:
     ap.add_argument("--encodings", nargs="*", default=["native", "totalizer"])
     ap.add_argument("--games", type=int, default=0, help="games per size (default: by size)")
     ap.add_argument("--modes", nargs="*", default=["inprocess", "http"])
+    ap.add_argument("--durable", action="store_true", help="SQLite synchronous=FULL")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     rows = []
@@ -147,8 +148,14 @@ def main() -> int:
                 with tempfile.TemporaryDirectory() as tmp:
                     db = str(Path(tmp) / "bench.db")
                     if mode == "inprocess":
-                        settings = Settings(db_path=db, count_encoding=encoding, move_budget_s=10)
-                        service = GameService(SqliteStore(db), settings)
+                        sync = "FULL" if args.durable else "NORMAL"
+                        settings = Settings(
+                            db_path=db,
+                            count_encoding=encoding,
+                            move_budget_s=10,
+                            sqlite_synchronous=sync,
+                        )
+                        service = GameService(SqliteStore(db, synchronous=sync), settings)
                         for s in range(games):
                             r, g = play_inprocess(service, Rules(w, h, m, seed=s + 1), s)
                             reveals += r

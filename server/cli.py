@@ -18,6 +18,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="how the mine count is put to the SAT solver",
     )
+    parser.add_argument(
+        "--durable",
+        action="store_true",
+        help="fsync every move (SQLite synchronous=FULL): survives power loss, slower",
+    )
     parser.add_argument("--log-level", default="warning")
 
 
@@ -32,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         overrides["db_path"] = args.db
     if args.budget is not None:
         overrides["move_budget_s"] = args.budget
+    if args.durable:
+        overrides["sqlite_synchronous"] = "FULL"
     if args.count_encoding:
         overrides["count_encoding"] = args.count_encoding
     app = create_app(Settings(**overrides))

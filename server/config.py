@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -26,7 +27,9 @@ class Settings(BaseSettings):
     """Time the analysis endpoint may spend on exact probabilities."""
     count_encoding: CountEncoding = CountEncoding.NATIVE
     """How the mine count is encoded (see the README's benchmark)."""
-    sqlite_synchronous: str = "FULL"
+    sqlite_synchronous: Literal["OFF", "NORMAL", "FULL"] = "NORMAL"
+    """WAL + NORMAL keeps every answered move across a crash or kill of the server; FULL
+    also survives an OS crash or power loss, at an fsync per move (see the README)."""
     web_dir: Path = _ROOT / "web"
     vendor_dir: Path = _ROOT / "node_modules"
     long_poll_max_s: float = 30.0

@@ -73,11 +73,13 @@ def _step_from_json(text: str) -> Step:
 class SqliteStore:
     """Games in one SQLite file (WAL mode); safe to share between threads."""
 
-    def __init__(self, path: str | Path, synchronous: str = "FULL") -> None:
+    def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._lock = threading.Lock()
+        if synchronous.upper() not in {"OFF", "NORMAL", "FULL"}:
+            raise ValueError(f"unknown synchronous mode {synchronous!r}")
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(f"PRAGMA synchronous={synchronous}")
