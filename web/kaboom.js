@@ -295,6 +295,8 @@ function showHover(event) {
 // ---------------------------------------------------------------- spectating
 
 function startPoll(id) {
+  state.poll?.abort();
+  if (document.hidden) return; // resumed on visibilitychange: hidden tabs hold no connection
   const controller = new AbortController();
   state.poll = controller;
   pollLoop(id, controller.signal);
@@ -360,7 +362,9 @@ function defineHtmxExtension() {
       ui.formError.hidden = true;
       const game = api.parseGame(xhr.responseText);
       store.ownGame(game.id);
-      loadGame(game, { push: true });
+      // The first game of a visit replaces "/" (or a dead link) in the history, so Back
+      // never lands on an address that would start yet another game.
+      loadGame(game, { push: state.game !== null });
       if (source !== ui.form || document.activeElement === document.body) board.el.focus();
     } else {
       let detail = xhr.responseText || "the server did not answer";
@@ -503,6 +507,10 @@ function start() {
   attachInput(board, actions);
   setInterval(tick, 250);
   window.addEventListener("popstate", openFromLocation);
+  document.addEventListener("visibilitychange", () => {
+    if (document.hidden) state.poll?.abort();
+    else if (state.game) startPoll(state.game.id);
+  });
 
   if (!window.htmx) {
     ui.status.textContent = "htmx is missing: run `npm ci` in the project, then reload.";
