@@ -51,30 +51,19 @@ def _move(kind: MoveKind):  # type: ignore[no-untyped-def]
     return play
 
 
-router.add_api_route(
-    "/games/{game_id}/reveal",
-    _move(MoveKind.REVEAL),
-    methods=["POST"],
-    summary="Reveal a cell",
-    responses=_ERRORS,
-    response_model=GameOut,
-)
-router.add_api_route(
-    "/games/{game_id}/chord",
-    _move(MoveKind.CHORD),
-    methods=["POST"],
-    summary="Chord on a satisfied number",
-    responses=_ERRORS,
-    response_model=GameOut,
-)
-router.add_api_route(
-    "/games/{game_id}/flag",
-    _move(MoveKind.FLAG),
-    methods=["POST"],
-    summary="Cycle a cell's mark",
-    responses=_ERRORS,
-    response_model=GameOut,
-)
+for _kind, _summary in [
+    (MoveKind.REVEAL, "Reveal a cell"),
+    (MoveKind.CHORD, "Chord on a number whose flags are satisfied"),
+    (MoveKind.FLAG, "Cycle a cell's mark"),
+]:
+    router.add_api_route(
+        f"/games/{{game_id}}/{_kind.value}",
+        _move(_kind),
+        methods=["POST"],
+        summary=_summary,
+        responses=_ERRORS,
+        response_model=GameOut,
+    )
 
 
 @router.post("/games/{game_id}/undo", responses=_ERRORS)
