@@ -96,7 +96,7 @@ class DesktopSession:
         self.display = display or os.environ.get("DISPLAY", ":0")
         self.speed = speed
         self.settle = settle
-        self.stable_gap = 0.04
+        self.stable_gap = profile.stable_gap
         self.mines_override = mines
         self.screen = Screen(self.display)
         self.pointer = Pointer(self.display)

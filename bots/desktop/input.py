@@ -32,7 +32,7 @@ class Pointer:
     release that arrive in the same instant.
     """
 
-    def __init__(self, display_name: str | None = None, hold: float = 0.01) -> None:
+    def __init__(self, display_name: str | None = None, hold: float = 0.003) -> None:
         self._x = connect(display_name or os.environ.get("DISPLAY", ":0"))
         if not self._x.has_extension("XTEST"):
             raise RuntimeError("the X server has no XTEST extension")

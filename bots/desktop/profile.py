@@ -71,6 +71,8 @@ class Profile(ABC):
     palette: ClassVar[Mapping[str, RGB]]
     """Named ink colours the cell rules refer to (digits, flag, mine)."""
     ink_threshold: ClassVar[float] = 80.0
+    stable_gap: ClassVar[float] = 0.04
+    """Seconds between the two captures that must agree before a reading is trusted."""
     outside_guess: ClassVar[bool] = True
     """Whether the solver may guess away from the frontier (Kaboom's rules punish it)."""
 
@@ -122,7 +124,15 @@ class Profile(ABC):
         Covered cells are the raised ones (relief at least half the strongest);
         the open surface is the commonest surface of flat, ink-free cells, if any.
         """
-        looks = [self._look(image, grid, c) for c in grid.cells()]
+        distinct: dict[bytes, CellLook] = {}
+        looks = []
+        for c in grid.cells():  # a board shows few distinct cell images: measure each once
+            x0, y0, x1, y1 = grid.rect(*c)
+            cell = image[y0:y1, x0:x1]
+            key = cell.tobytes() + bytes((x1 - x0, y1 - y0))
+            if key not in distinct:
+                distinct[key] = look_at(cell, self.palette, self.ink_threshold)
+            looks.append(distinct[key])
         # plain tiles only (a mine or a flag is no guide to the surface), unless there
         # are none, as on a finished board where every covered cell carries a flag
         plain = [lk for lk in looks if lk.ink_share < 0.05] or looks
@@ -178,10 +188,6 @@ class Profile(ABC):
         return PLAYING
 
     # ------------------------------------------------------------------ helpers
-    def _look(self, image: np.ndarray, grid: Grid, cell: tuple[int, int]) -> CellLook:
-        x0, y0, x1, y1 = grid.rect(*cell)
-        return look_at(image[y0:y1, x0:x1], self.palette, self.ink_threshold)
-
     def near(self, a: RGB, b: RGB | None, tolerance: float = 30.0) -> bool:
         return b is not None and colour_distance(a, b) <= tolerance
 

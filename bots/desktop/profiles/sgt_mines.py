@@ -45,6 +45,7 @@ class SgtMines(Profile):
 
     name = "sgt-mines"
     window_pattern = r"^sgt-mines$"
+    stable_gap = 0.02  # GTK paints a move in one go
     palette: ClassVar[Mapping[str, RGB]] = {
         "1": (0, 0, 255), "2": (0, 128, 0), "3": (255, 0, 0), "4": (0, 0, 128),
         "5": (128, 0, 0), "6": (0, 128, 128), "7": (0, 0, 0), "8": (128, 128, 128),

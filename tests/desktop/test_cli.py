@@ -1,0 +1,36 @@
+"""``kaboom bot desktop`` end to end: launch sgt-mines on Xvfb, play, report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.usefixtures("need_sgt_mines")
+
+
+def test_cli_plays_seeded_games_and_writes_json(xdisplay: str, tmp_path: Path) -> None:
+    out = tmp_path / "games.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "sgt-mines",
+         "--game-id", "9x9n10#cli", "--games", "2", "--speed", "40", "--json", str(out)],
+        env={**os.environ, "DISPLAY": xdisplay}, capture_output=True, text=True, timeout=120,
+        cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr
+    assert "won 2/2" in proc.stdout  # no-guess boards: a sound reader always wins
+    games = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [g["game_id"] for g in games] == ["9x9n10#cli", "9x9n10#cli-1"]
+    assert all(g["outcome"] == "won" and g["clicks"] > 0 for g in games)
+
+
+def test_cli_needs_a_display(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    proc = subprocess.run([sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "sgt-mines"],
+                          env=env, capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 2
+    assert "DISPLAY" in proc.stderr
