@@ -9,6 +9,7 @@ into the same :func:`play_game` loop.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,8 @@ __all__ = [
     "play_game",
     "think_in_thread",
 ]
+
+logger = logging.getLogger(__name__)
 
 PLAYING = "playing"
 WON = "won"
@@ -87,7 +90,17 @@ class GameView:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> GameView:
-        """Parses the API's game object (extra fields are ignored)."""
+        """Parses the API's game object (extra fields are ignored).
+
+        Raises :class:`ClientError` when it is not a game object.
+        """
+        try:
+            return cls._parse(data)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ClientError(f"the server sent a malformed game ({exc!r})") from None
+
+    @classmethod
+    def _parse(cls, data: Mapping[str, Any]) -> GameView:
         loss = data.get("loss")
         safe = loss.get("safe_cell") if loss else None
         return cls(
@@ -251,5 +264,8 @@ async def play_game(
         result.loss = view.loss
     except ClientError as exc:
         result.error = str(exc)
+    except Exception as exc:  # a bug, but one game's bug must not end a run of many
+        logger.debug("game %s failed", result.game_id, exc_info=True)
+        result.error = f"bot failure: {type(exc).__name__}: {exc}"
     result.seconds = time.perf_counter() - start
     return result

@@ -107,3 +107,26 @@ def test_summary_counts() -> None:
     assert summary.games == 4 and summary.wins == 4 and summary.errors == 0
     assert summary.reveal_ms == {"p50": 2.0, "p99": 3.0}
     assert summary.moves == sum(r.moves for r in results)
+
+
+def test_malformed_answers_and_bugs_end_one_game_not_the_run() -> None:
+    server = FakeServer()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/reveal"):
+            return httpx.Response(200, json={"id": "g0", "status": "playing"})  # no board
+        return api_handler(server, lambda r: None)(request)
+
+    async def main():  # type: ignore[no-untyped-def]
+        async with HttpClient("http://fake", transport=httpx.MockTransport(handler)) as client:
+            return await play_game(client, GameSettings(4, 4, 3))
+
+    result = asyncio.run(main())
+    assert result.status == "error" and "malformed game" in result.error
+
+    class Broken(FakeClient):
+        async def play(self, game, move):  # type: ignore[no-untyped-def]
+            raise RuntimeError("boom")
+
+    results = asyncio.run(run_games(Broken(), [GameSettings(4, 4, 3)] * 2))
+    assert [r.error for r in results] == ["bot failure: RuntimeError: boom"] * 2
