@@ -33,17 +33,21 @@ _RETRY_STATUS = frozenset({502, 503, 504})
 class ApiError(ClientError):
     """Raised when the server refuses a request (4xx, or 500: a server bug)."""
 
-    def __init__(self, status: int, detail: object, what: str) -> None:
+    def __init__(self, status: int, detail: str, what: str) -> None:
         self.status = status
         self.detail = detail
         super().__init__(f"{what}: HTTP {status}: {detail}")
 
 
-def _detail(response: httpx.Response) -> object:
+def _detail(response: httpx.Response) -> str:
+    """The server's ``detail``, with FastAPI's validation errors reduced to their messages."""
     try:
-        return response.json().get("detail", response.text)
+        detail = response.json().get("detail", response.text)
     except (ValueError, AttributeError):
         return response.text[:200]
+    if isinstance(detail, list):
+        return "; ".join(str(d.get("msg", d)) if isinstance(d, dict) else str(d) for d in detail)
+    return str(detail)
 
 
 class HttpClient:
