@@ -365,7 +365,6 @@ function defineHtmxExtension() {
       // The first game of a visit replaces "/" (or a dead link) in the history, so Back
       // never lands on an address that would start yet another game.
       loadGame(game, { push: state.game !== null });
-      if (source !== ui.form || document.activeElement === document.body) board.el.focus();
     } else {
       let detail = xhr.responseText || "the server did not answer";
       try {

@@ -255,10 +255,36 @@ def test_keyboard_play(page: Page, server: Server) -> None:
 def test_focus_is_visible_on_controls(page: Page) -> None:
     page.goto("/")
     page.wait_for_selector("#board[data-game-id]")
-    page.keyboard.press("Tab")
-    focused = page.evaluate("""() => { const e = document.activeElement;
-        return [e.id || e.tagName, getComputedStyle(e).outlineStyle]; }""")
-    assert focused[1] != "none", focused
+    page.focus("#face")
+
+    def focused() -> tuple[str, str]:
+        return tuple(page.evaluate("""() => { const e = document.activeElement;
+            const shown = e.id === 'board' ? e.parentElement : e;
+            return [e.id || e.tagName, getComputedStyle(shown).outlineStyle]; }"""))
+
+    walk = []
+    for _ in range(3):  # Undo is disabled, so it is skipped
+        page.keyboard.press("Tab")
+        walk.append(focused())
+    assert walk == [("same-board", "solid"), ("share", "solid"), ("board", "solid")]
+    for _ in range(3):
+        page.keyboard.press("Shift+Tab")
+    assert focused() == ("face", "solid")
+    for _ in range(3):
+        page.keyboard.press("Tab")
+    cursor = page.locator("#board .cursor")
+    assert cursor.evaluate("c => getComputedStyle(c).outlineStyle") == "solid"
+
+
+def test_mouse_play_draws_no_focus_ring_or_cursor(page: Page) -> None:
+    """Pixel readers (the desktop driver) see only cell colours when the mouse plays."""
+    page.goto("/")
+    page.wait_for_selector("#board[data-game-id]")
+    click_cell(page, 4, 4)
+    assert page.evaluate("document.activeElement.id") == "board"
+    assert page.eval_on_selector("#board-wrap", "w => getComputedStyle(w).outlineStyle") == "none"
+    cursor = page.locator("#board .cursor")
+    assert cursor.evaluate("c => getComputedStyle(c).outlineStyle") == "none"
 
 
 def test_cells_have_accessible_labels(page: Page) -> None:
