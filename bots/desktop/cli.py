@@ -22,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--speed", type=float, default=25.0,
                         help="clicks per second, 0 = as fast as the game keeps up (default 25)")
     parser.add_argument("--display", default=None, help="X display (default: $DISPLAY)")
+    parser.add_argument("--xvfb", action="store_true",
+                        help="play on a private virtual display (Xvfb) instead")
     parser.add_argument("--mines", type=int, default=None,
                         help="total mines, when the profile cannot tell from the game id")
     parser.add_argument("--tile-size", type=int, default=None,
@@ -32,14 +34,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
+    if args.xvfb:
+        from bots.desktop.xvfb import virtual_display
+
+        with virtual_display() as display:
+            return _play(args, display)
+    display = args.display or os.environ.get("DISPLAY")
+    if not display:
+        print("no X display: set DISPLAY, pass --display or use --xvfb", file=sys.stderr)
+        return 2
+    return _play(args, display)
+
+
+def _play(args: argparse.Namespace, display: str) -> int:
     from bots.desktop.driver import DesktopSession
     from bots.desktop.profile import WON, find_profile
 
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
-    display = args.display or os.environ.get("DISPLAY")
-    if not display:
-        print("no X display: set DISPLAY or pass --display", file=sys.stderr)
-        return 2
     profile = find_profile(args.game)
     if args.tile_size and hasattr(profile, "tile_size"):
         profile.tile_size = args.tile_size

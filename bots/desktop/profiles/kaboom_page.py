@@ -65,7 +65,8 @@ class KaboomPage(Profile):
         if not game_id:
             return None
         exe = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
-        self._profile_dir = tempfile.TemporaryDirectory(prefix="kaboom-chromium-")
+        self._profile_dir = tempfile.TemporaryDirectory(prefix="kaboom-chromium-",
+                                                        ignore_cleanup_errors=True)
         w, h = self.window_size
         return [exe, "--no-sandbox", "--test-type", f"--app={game_id}",
                 f"--user-data-dir={self._profile_dir.name}", f"--window-size={w},{h}",

@@ -1,0 +1,104 @@
+"""Win rate and clicks a second of the screen driver on real games under a private Xvfb.
+
+    python bench/desktop_play.py --games 10 [--kaboom 5] [--speed 0] [--json PATH]
+
+Plays seeded sgt-mines Expert boards (30x16/99), both no-guess ('30x16n99#...') and with
+guessing allowed ('30x16n99a#...'), and optionally Kaboom page games (Chromium on a
+``kaboom serve`` started here).  Clicks a second counts every click from the first read
+to the end of the game, including reading and verifying the screen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bots.desktop.driver import DesktopSession, GameRecord
+from bots.desktop.profiles.kaboom_page import KaboomPage
+from bots.desktop.profiles.sgt_mines import SgtMines
+from bots.desktop.xvfb import virtual_display
+
+
+def _summary(label: str, records: list[GameRecord]) -> dict[str, object]:
+    wins = sum(r.outcome == "won" for r in records)
+    clicks = sum(r.clicks for r in records)
+    seconds = sum(r.seconds for r in records)
+    row = {"games": label, "played": len(records), "won": wins,
+           "win_rate": round(wins / len(records), 3), "clicks": clicks,
+           "seconds": round(seconds, 2), "clicks_per_second": round(clicks / seconds, 1),
+           "rereads": sum(r.rereads for r in records),
+           "lost_on_proven_move": sum(r.outcome == "lost" and r.last_certain for r in records)}
+    print(f"{label}: won {wins}/{len(records)} ({100 * wins / len(records):.0f}%), "
+          f"{clicks} clicks in {seconds:.1f}s = {row['clicks_per_second']} clicks/s, "
+          f"{row['rereads']} re-reads, {row['lost_on_proven_move']} losses on a proven move",
+          flush=True)
+    return row
+
+
+def _serve(tmp: str) -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "kaboom", "serve", "--port", str(port),
+                             "--db", f"{tmp}/bench.db"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    import httpx
+
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            httpx.get(f"{url}/openapi.json", timeout=1)
+            return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("kaboom serve did not start")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=10, help="games per sgt-mines series")
+    parser.add_argument("--kaboom", type=int, default=0, help="Kaboom page games (16x16/40)")
+    parser.add_argument("--speed", type=float, default=0.0, help="clicks/s cap (0 = none)")
+    parser.add_argument("--seed", default="bench")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    rows = []
+    with virtual_display() as display:
+        for label, params in [("sgt-mines expert no-guess", "30x16n99"),
+                              ("sgt-mines expert with guessing", "30x16n99a")]:
+            with DesktopSession(SgtMines(), display, speed=args.speed) as session:
+                records = [session.play(f"{params}#{args.seed}", index=i)
+                           for i in range(args.games)]
+            rows.append(_summary(label, records))
+        if args.kaboom:
+            import httpx
+
+            with tempfile.TemporaryDirectory() as tmp:
+                proc, url = _serve(tmp)
+                try:
+                    records = []
+                    with DesktopSession(KaboomPage(), display, speed=args.speed) as session:
+                        for i in range(args.kaboom):
+                            game = httpx.post(f"{url}/api/games", json={
+                                "width": 16, "height": 16, "mines": 40, "seed": 1000 + i}).json()
+                            records.append(session.play(f"{url}/games/{game['id']}"))
+                    rows.append(_summary("kaboom page 16x16/40", records))
+                finally:
+                    proc.terminate()
+                    proc.wait(10)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,104 @@
+"""Read accuracy of the screen driver on sgt-mines: known layouts read back cell by cell.
+
+For each board size and tile size, random layouts are launched as exact sgt-mines game ids
+on a private Xvfb; the board is read at the start, after opening a random half of the
+safe cells, and after opening all of them (won: sgt-mines flags every mine), and every
+cell is compared with what the layout says it must show.  Prints the figures and can write
+JSON.
+
+    python bench/desktop_read.py --layouts 3 --json /tmp/desktop_read.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bots.desktop.driver import DesktopSession
+from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
+from bots.desktop.xvfb import virtual_display
+from solver.position import Move
+from tests.desktop.boards import expected_rows, opened_by, random_layout
+
+SIZES = [(9, 9, 10), (16, 16, 40), (30, 16, 99)]
+TILES = [16, 20, 24, 32]
+
+
+def _settled(session: DesktopSession, want: list[str], timeout: float = 5.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = list(session.read().rows)
+        if rows == want or time.monotonic() > deadline:
+            return rows
+        time.sleep(0.05)
+
+
+def _compare(got: list[str], want: list[str]) -> tuple[int, int]:
+    cells = sum(len(r) for r in want)
+    wrong = sum(a != b for g, w in zip(got, want, strict=True) for a, b in zip(g, w, strict=True))
+    return cells, wrong
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--layouts", type=int, default=3, help="layouts per size and tile size")
+    parser.add_argument("--seed", default="bench")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    rows_out = []
+    with virtual_display() as display:
+        for w, h, m in SIZES:
+            for tile in TILES:
+                cells = wrong = reads = 0
+                read_s = 0.0
+                for _ in range(args.layouts):
+                    layout, start = random_layout(rng, w, h, m)
+                    with DesktopSession(SgtMines(tile_size=tile), display, speed=0) as session:
+                        first = session.start(encode_layout(w, h, layout, start))
+                        checks = [(list(first.rows),
+                                   expected_rows(layout, w, h, opened_by(layout, w, h, [start])))]
+                        safe = [(x, y) for y in range(h) for x in range(w)
+                                if (x, y) not in layout]
+                        rng.shuffle(safe)
+                        half = safe[: len(safe) // 2]
+                        for c in half:
+                            session.click(Move.reveal(*c))
+                        want = expected_rows(layout, w, h, opened_by(layout, w, h, [start, *half]))
+                        checks.append((_settled(session, want), want))
+                        for c in safe[len(safe) // 2:]:
+                            session.click(Move.reveal(*c))
+                        want = expected_rows(layout, w, h, set(safe), won=True)
+                        checks.append((_settled(session, want), want))
+                        t0 = time.perf_counter()
+                        for _ in range(10):
+                            session.read()
+                        read_s += time.perf_counter() - t0
+                        reads += 10
+                    for got, want in checks:
+                        c, bad = _compare(got, want)
+                        cells, wrong = cells + c, wrong + bad
+                row = {"size": f"{w}x{h}", "mines": m, "tile": tile, "layouts": args.layouts,
+                       "cells_read": cells, "cells_wrong": wrong,
+                       "accuracy": round(1 - wrong / cells, 6),
+                       "ms_per_stable_read": round(1000 * read_s / reads, 1)}
+                rows_out.append(row)
+                print(f"{w}x{h}/{m} tile {tile:2d}px: {cells} cells read, {wrong} wrong "
+                      f"({100 * row['accuracy']:.3f}% right), {row['ms_per_stable_read']} ms "
+                      "per stable reading", flush=True)
+    total = sum(r["cells_read"] for r in rows_out)
+    bad = sum(r["cells_wrong"] for r in rows_out)
+    print(f"total: {total} cells, {bad} wrong ({100 * (1 - bad / total):.3f}% right)")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows_out, indent=1) + "\n")
+    return 0 if bad == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
