@@ -97,13 +97,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv.stop()
 
 
-@pytest.fixture(scope="session")
+# Module scope: a running sync Playwright owns an asyncio loop, and other test packages
+# start their own Playwright, which fails while one is still running.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as pw:
         yield pw
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
         pytest.fail(f"Chromium not found at {CHROMIUM}: apt-get install chromium "
