@@ -2,10 +2,17 @@
 // Every answer is parsed by parseGame so the 63-bit seed survives: JavaScript numbers hold
 // only 53 bits, so the seed is also kept as the digits the server sent.
 
+/** The server's `detail` in words: a string, or FastAPI's list of validation errors. */
+export function detailText(detail) {
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) return detail.map((d) => d?.msg ?? JSON.stringify(d)).join("; ");
+  return JSON.stringify(detail);
+}
+
 export class ApiError extends Error {
   /** An HTTP error answer; `detail` is the server's explanation. */
   constructor(status, detail) {
-    super(typeof detail === "string" ? detail : JSON.stringify(detail));
+    super(detailText(detail));
     this.status = status;
     this.detail = detail;
   }

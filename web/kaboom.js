@@ -61,8 +61,7 @@ const REASONS = {
 /** Shows a game that replaces the current one (new game, reopened link). */
 function loadGame(game, { push = false } = {}) {
   state.poll?.abort();
-  state.game = null;
-  board.build(game.board);
+  state.game = null; // applyGame builds the cells afresh
   applyGame(game);
   const path = `/games/${encodeURIComponent(game.id)}`;
   if (location.pathname !== path) history[push ? "pushState" : "replaceState"]({}, "", path);
@@ -208,7 +207,7 @@ function enqueue(request) {
       if (ui.message.classList.contains("error")) say("");
       if (state.game?.id === game.id) applyGame(answer);
     } catch (error) {
-      const text = error instanceof api.ApiError ? String(error.detail) : `Network error: ${error.message}`;
+      const text = error instanceof api.ApiError ? error.message : `Network error: ${error.message}`;
       say(text, { error: true });
     } finally {
       state.inflight--;
@@ -366,13 +365,12 @@ function defineHtmxExtension() {
       // never lands on an address that would start yet another game.
       loadGame(game, { push: state.game !== null });
     } else {
-      let detail = xhr.responseText || "the server did not answer";
+      let detail = xhr.responseText || `HTTP ${xhr.status}`;
       try {
-        detail = JSON.parse(xhr.responseText).detail ?? detail;
+        detail = api.detailText(JSON.parse(xhr.responseText).detail ?? detail);
       } catch {
-        // keep the text
+        // not JSON: keep the text
       }
-      if (typeof detail !== "string") detail = detail.map?.((d) => d.msg).join("; ") ?? JSON.stringify(detail);
       showFormError(detail);
     }
   });
