@@ -276,6 +276,22 @@ def test_focus_is_visible_on_controls(page: Page) -> None:
     assert cursor.evaluate("c => getComputedStyle(c).outlineStyle") == "solid"
 
 
+def test_header_counts_and_timer_from_the_first_reveal(page: Page, server: Server) -> None:
+    page.goto("/")
+    gid = new_game(page, "beginner", seed=5150)
+    click_cell(page, 0, 8, button="right")  # a flag before any reveal: the clock waits
+    expect(page.locator("#mines-left")).to_have_text("9")
+    expect(page.locator("#moves")).to_have_text("1")
+    page.wait_for_timeout(1300)
+    expect(page.locator("#timer")).to_have_text("0")
+    click_cell(page, 4, 4)
+    expect(page.locator("#moves")).to_have_text("2")
+    page.wait_for_function("Number(document.querySelector('#timer').textContent) >= 1",
+                           timeout=5000)
+    assert server.game(gid)["elapsed_ms"] >= 1000
+    expect(page.locator("#face")).to_have_attribute("data-face", "playing")
+
+
 def test_mouse_play_draws_no_focus_ring_or_cursor(page: Page) -> None:
     """Pixel readers (the desktop driver) see only cell colours when the mouse plays."""
     page.goto("/")
