@@ -312,7 +312,9 @@ class DesktopSession:
                 if confused % 5 == 0:
                     self._dump(self.relocate(), f"inconsistent: {exc}\n{position}")
                 if confused >= 20:
-                    raise ScreenReadError(f"the board keeps reading inconsistent: {exc}") from exc
+                    raise ScreenReadError(
+                        f"the board keeps reading inconsistent ({exc}) with {self.mines} "
+                        "mines; if that count is wrong, pass it (--mines)") from exc
                 time.sleep(0.1)
                 position = self.read()
                 continue
