@@ -28,6 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="total mines, when the profile cannot tell from the game id")
     parser.add_argument("--tile-size", type=int, default=None,
                         help="ask the game for this cell size in pixels, if it supports it")
+    parser.add_argument("--flag-mines", action="store_true",
+                        help="also flag proven mines (slower; the solver does not need flags)")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write one JSON line per game to PATH")
     parser.add_argument("--verbose", "-v", action="store_true")
@@ -58,7 +60,8 @@ def _play(args: argparse.Namespace, display: str) -> int:
     seconds = 0.0
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
     try:
-        with DesktopSession(profile, display, speed=args.speed, mines=args.mines) as session:
+        with DesktopSession(profile, display, speed=args.speed, mines=args.mines,
+                        flag_mines=args.flag_mines) as session:
             for i in range(args.games):
                 record = session.play(args.game_id, index=i)
                 won += record.outcome == WON

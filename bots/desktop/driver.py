@@ -87,17 +87,20 @@ class DesktopSession:
     """Plays one desktop game (a window on an X display) through a :class:`Profile`.
 
     ``speed`` caps the clicks per second (0 = as fast as the game keeps up);
-    ``settle`` is how long to wait for the screen to show a batch of clicks.
+    ``settle`` is how long to wait for the screen to show a batch of clicks;
+    ``flag_mines`` also right-clicks proven mines (the solver never needs flags).
     """
 
     def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,
-                 settle: float = 3.0, mines: int | None = None) -> None:
+                 settle: float = 3.0, mines: int | None = None,
+                 flag_mines: bool = False) -> None:
         self.profile = profile
         self.display = display or os.environ.get("DISPLAY", ":0")
         self.speed = speed
         self.settle = settle
         self.stable_gap = profile.stable_gap
         self.mines_override = mines
+        self.flag_mines = flag_mines
         self.screen = Screen(self.display)
         self.pointer = Pointer(self.display)
         self.process: subprocess.Popen[bytes] | None = None
@@ -304,7 +307,8 @@ class DesktopSession:
                 break
             t0 = time.monotonic()
             try:
-                decision = decide(position, outside_guess=self.profile.outside_guess)
+                decision = decide(position, outside_guess=self.profile.outside_guess,
+                                  flag_mines=self.flag_mines)
             except KaboomError as exc:  # the reading contradicts itself: look again
                 log.warning("inconsistent reading (%s); re-reading", exc)
                 rereads += 1

@@ -17,7 +17,8 @@ def test_cli_plays_seeded_games_and_writes_json(xdisplay: str, tmp_path: Path) -
     out = tmp_path / "games.jsonl"
     proc = subprocess.run(
         [sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "sgt-mines",
-         "--game-id", "9x9n10#cli", "--games", "2", "--speed", "40", "--json", str(out)],
+         "--game-id", "9x9n10#cli", "--games", "2", "--speed", "40", "--flag-mines",
+         "--json", str(out)],
         env={**os.environ, "DISPLAY": xdisplay}, capture_output=True, text=True, timeout=120,
         cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 0, proc.stderr
