@@ -152,7 +152,7 @@ class DesktopSession:
         else:
             assert self.window is not None
             self.pointer.move(self.window.x + self.window.width // 2, self.window.y + 5)
-            self.profile.new_game(self.pointer.key)
+            self.profile.new_game(self.pointer, self.window)
         self.game_id = gid
         return self._await_board()
 

@@ -14,17 +14,19 @@ palette, never to fixed pixel coordinates.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from bots.desktop.grid import Grid, find_grid
+from bots.desktop.input import Pointer
 from bots.desktop.look import RGB, CellLook, colour_distance, look_at
 from bots.desktop.screen import Screen, Window
 from solver.position import Position
@@ -105,9 +107,13 @@ class Profile(ABC):
         """The id of game number ``index`` (0-based) in a series started from ``game_id``."""
         return game_id
 
-    def new_game(self, press_key: Callable[[str], None]) -> None:
-        """Starts a new game in the running window (default: the usual ``F2``)."""
-        press_key("F2")
+    def new_game(self, pointer: Pointer, window: Window) -> None:
+        """Starts a new game in the running window (default: the usual ``F2``).
+
+        The pointer rests over the window's top edge, so the window has the keyboard
+        (with no window manager, focus follows the pointer).
+        """
+        pointer.key("F2")
 
     # ------------------------------------------------------------------ board
     def find_grid(self, image: np.ndarray) -> Grid:
@@ -138,10 +144,12 @@ class Profile(ABC):
         plain = [lk for lk in looks if lk.ink_share < 0.05] or looks
         top = max(lk.relief for lk in plain)
         raised = [lk for lk in plain if lk.relief >= 0.5 * top]
-        flat = [lk for lk in plain if lk.relief < 0.25 * top and lk.ink_share < 0.05]
         if top <= 0 or not raised:
             raise RuntimeError(f"{self.name}: no covered cells to calibrate on")
         covered = _commonest([lk.surface for lk in raised])
+        # (a covered tile with a focus outline may look flat: open is another colour)
+        flat = [lk for lk in plain if lk.relief < 0.25 * top and lk.ink_share < 0.05
+                and lk.surface != covered]
         relief = float(np.median([lk.relief for lk in raised]))
         opened = _commonest([lk.surface for lk in flat]) if flat else None
         self.calibration = Calibration(covered, relief, opened)
@@ -158,8 +166,11 @@ class Profile(ABC):
         Identical pixels always get the same answer, so results are memoised on the
         cell's raw bytes: a board usually shows a dozen distinct cell images.
         """
-        if self.calibration is None or self.calibration.open is None:
-            self.calibrate(image, grid)  # until a flat cell has been seen, keep learning
+        if self.calibration is None:
+            self.calibrate(image, grid)
+        elif self.calibration.open is None:  # until a flat cell has been seen, keep learning
+            with contextlib.suppress(RuntimeError):  # e.g. no covered tile left
+                self.calibrate(image, grid)
         rows = []
         for y in range(grid.rows):
             row = []

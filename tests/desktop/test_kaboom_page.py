@@ -103,10 +103,14 @@ def test_page_marks_and_a_loss_read_back(xdisplay: str, kaboom_url: str) -> None
         assert session.profile.outcome(Position.from_rows(seen, 10)) == "lost"
 
 
-def test_driver_wins_a_page_game(xdisplay: str, kaboom_url: str) -> None:
+def test_driver_wins_page_games(xdisplay: str, kaboom_url: str) -> None:
     game = _new_game(kaboom_url, width=16, height=16, mines=40, seed=99)
     with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
         record = session.play(f"{kaboom_url}/games/{game['id']}")
+        # the next game through the page's own N key, with the page's new-game settings
+        second = session.play(f"{kaboom_url}/games/{game['id']}", index=1)
     assert record.outcome == "won", "\n".join(record.final)
     assert _truth(kaboom_url, game["id"])["status"] == "won"
     assert list(record.final) == _truth(kaboom_url, game["id"])["board"]
+    assert second.outcome == "won", "\n".join(second.final)
+    assert second.clicks > 0

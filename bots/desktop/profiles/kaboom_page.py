@@ -21,11 +21,13 @@ import re
 import shutil
 import tempfile
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import ClassVar
 
+from bots.desktop.input import Pointer
 from bots.desktop.look import RGB, CellLook, colour_distance
 from bots.desktop.profile import Profile, register
+from bots.desktop.screen import Window
 
 __all__ = ["KaboomPage"]
 
@@ -78,8 +80,11 @@ class KaboomPage(Profile):
     def next_game_id(self, game_id: str | None, index: int) -> str | None:
         return game_id if index == 0 else None  # later games: the page's own N key
 
-    def new_game(self, press_key: Callable[[str], None]) -> None:
-        press_key("n")
+    def new_game(self, pointer: Pointer, window: Window) -> None:
+        pointer.key("n")
+        # The key leaves the board focused in keyboard mode, which outlines a cursor
+        # cell; a click on the page margin takes the focus away again.
+        pointer.click(window.x + 6, window.y + 6)
 
     def mine_count(self, game_id: str | None, width: int, height: int) -> int:
         match = re.match(r"(https?://[^/]+)/games/([^/?#]+)", game_id or "")

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import ClassVar
 
+from bots.desktop.input import Pointer
 from bots.desktop.look import RGB, CellLook, colour_distance
 from bots.desktop.profile import Profile, register
+from bots.desktop.screen import Window
 
 __all__ = ["SgtMines", "encode_layout"]
 
@@ -68,8 +70,8 @@ class SgtMines(Profile):
             return f"{game_id}-{index}"
         return game_id
 
-    def new_game(self, press_key: Callable[[str], None]) -> None:
-        press_key("n")
+    def new_game(self, pointer: Pointer, window: Window) -> None:
+        pointer.key("n")
 
     def mine_count(self, game_id: str | None, width: int, height: int) -> int:
         if game_id:
