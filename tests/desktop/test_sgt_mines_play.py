@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -42,3 +43,31 @@ def test_twenty_seeded_games_play_to_the_end(xdisplay: str, tmp_path, capsys) ->
     with capsys.disabled():
         print(f"\nsgt-mines 16x16n40a x20: won {wins}/20 ({5 * wins}%), "
               f"{clicks / seconds:.1f} clicks/s")
+
+
+def test_a_lagging_screen_is_waited_for_not_clicked_blind(xdisplay: str) -> None:
+    """Captures that show the screen as it was 0.4 s earlier: the driver must wait for its
+    clicks to show rather than decide on a stale board and click cells twice."""
+    lag = 0.4
+    with DesktopSession(SgtMines(), xdisplay, speed=0) as session:
+        real = session.screen.capture_window
+        frames: list[tuple[float, object]] = []
+
+        def lagging(window):  # type: ignore[no-untyped-def]
+            now = time.monotonic()
+            frames.append((now, real(window)))
+            old = [img for t, img in frames if t <= now - lag]
+            return old[-1] if old else frames[0][1]
+
+        session.screen.capture_window = lagging  # type: ignore[method-assign]
+        clicked: list[tuple[int, int]] = []
+        click = session.click
+
+        def recording(move):  # type: ignore[no-untyped-def]
+            clicked.append(move.cell)
+            click(move)
+
+        session.click = recording  # type: ignore[method-assign]
+        record = session.play("16x16n40#lag")
+    assert record.outcome == "won", "\n".join(record.final)
+    assert len(clicked) == len(set(clicked)), "a cell was clicked twice"
