@@ -75,7 +75,7 @@ class KaboomPage(Profile):
                 "--window-position=0,0", "--force-device-scale-factor=1", "--no-first-run",
                 "--no-default-browser-check", "--disable-gpu", "--disable-extensions",
                 "--disable-features=Translate", "--password-store=basic", "--noerrdialogs",
-                "--disable-session-crashed-bubble"]
+                "--disable-session-crashed-bubble", "--disable-dev-shm-usage"]
 
     def next_game_id(self, game_id: str | None, index: int) -> str | None:
         return game_id if index == 0 else None  # later games: the page's own N key
