@@ -50,10 +50,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace, display: str) -> int:
-    from bots.desktop.driver import DesktopSession
+    from bots.desktop.driver import DesktopSession, ScreenReadError
     from bots.desktop.profile import WON, find_profile
+    from bots.desktop.screen import WindowNotFoundError
 
-    profile = find_profile(args.game)
+    try:
+        profile = find_profile(args.game)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     if args.tile_size and hasattr(profile, "tile_size"):
         profile.tile_size = args.tile_size
     won = clicks = 0
@@ -61,7 +66,7 @@ def _play(args: argparse.Namespace, display: str) -> int:
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
     try:
         with DesktopSession(profile, display, speed=args.speed, mines=args.mines,
-                        flag_mines=args.flag_mines) as session:
+                            flag_mines=args.flag_mines) as session:
             for i in range(args.games):
                 record = session.play(args.game_id, index=i)
                 won += record.outcome == WON
@@ -74,6 +79,9 @@ def _play(args: argparse.Namespace, display: str) -> int:
                 if out:
                     out.write(json.dumps(record.to_json()) + "\n")
                     out.flush()
+    except (ScreenReadError, WindowNotFoundError, ValueError) as exc:
+        print(f"{args.game}: {exc}", file=sys.stderr)
+        return 1
     finally:
         if out:
             out.close()

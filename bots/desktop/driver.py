@@ -16,6 +16,7 @@ import math
 import os
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bots.desktop.grid import Grid, GridNotFoundError
@@ -70,7 +71,7 @@ class GameRecord:
 
 
 def nearest_first(moves: list[Move], start: tuple[float, float],
-                  centre: callable) -> list[Move]:  # type: ignore[valid-type]
+                  centre: Callable[[int, int], tuple[float, float]]) -> list[Move]:
     """Orders moves so each click goes to the nearest remaining cell (greedy tour)."""
     left = list(moves)
     here = start

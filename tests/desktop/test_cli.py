@@ -35,3 +35,11 @@ def test_cli_needs_a_display(tmp_path: Path) -> None:
                           cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 2
     assert "DISPLAY" in proc.stderr
+
+
+def test_cli_rejects_an_unknown_game() -> None:
+    proc = subprocess.run([sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "nope",
+                           "--xvfb"], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 2
+    assert "known games: kaboom-page, sgt-mines" in proc.stderr
