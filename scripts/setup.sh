@@ -10,6 +10,7 @@ if [[ "${1:-}" == "--system" ]]; then
   for pkg in chromium xvfb sgt-puzzles xdotool x11-utils fonts-dejavu-core; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
+  command -v npm >/dev/null || need+=(nodejs npm)
   if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
       echo "setup: need root to install: ${need[*]}" >&2; exit 1

@@ -33,8 +33,9 @@ def test_ids_are_unique_and_unguessable(client: TestClient) -> None:
     assert len(ids) == 20
 
 
-def test_play_with_analysis_to_a_win(client: TestClient) -> None:
-    g = _new(client, seed=5)
+@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
+def test_play_with_analysis_to_a_win(client: TestClient, seed: int) -> None:
+    g = _new(client, seed=seed)
     gid = g["id"]
     g = client.post(f"/api/games/{gid}/reveal", json={"x": 4, "y": 4}).json()
     while g["status"] == "playing":
@@ -42,14 +43,16 @@ def test_play_with_analysis_to_a_win(client: TestClient) -> None:
         cells = [
             (x, y) for y, row in enumerate(a["status"]) for x, ch in enumerate(row) if ch == "s"
         ]
-        if not cells:  # forced guess: any unknown frontier cell survives by default
-            cells = [
-                (x, y) for y, row in enumerate(a["status"]) for x, ch in enumerate(row) if ch == "u"
-            ]
-        g = client.post(
-            f"/api/games/{gid}/reveal", json={"x": cells[0][0], "y": cells[0][1]}
-        ).json()
-    assert g["status"] == "won" and g["assisted"] is True
+        if not cells:
+            # A forced guess survives by default, but must be on the frontier: a guess
+            # away from every number is fatal while the frontier offers a choice.
+            position = Position.from_rows(g["board"], g["mines"])
+            cells = [c for c in position.frontier() if a["status"][c[1]][c[0]] == "u"]
+            cells = cells or [c for c in position.covered() if a["status"][c[1]][c[0]] == "u"]
+        x, y = cells[0]
+        g = client.post(f"/api/games/{gid}/reveal", json={"x": x, "y": y}).json()
+    assert g["status"] == "won", g["loss"]
+    assert g["assisted"] is True
 
 
 def test_analysis_matches_enumeration(client: TestClient) -> None:
