@@ -151,14 +151,27 @@ class SimulatedGame:
         layout = self.layout
         assert layout is not None
         board, width, height = self._board, self.width, self.height
+        around_of = _neighbour_lists(width, height)
         stack = [(x, y)]
         while stack:
             cx, cy = stack.pop()
-            if board[cy][cx] not in "#":
+            if board[cy][cx] != "#":
                 continue
-            around = list(neighbours(cx, cy, width, height))
-            n = sum(c in layout for c in around)
+            around = around_of[cy * width + cx]
+            n = sum(1 for c in around if c in layout)
             board[cy][cx] = str(n)
             self._covered -= 1
             if n == 0:
                 stack.extend(c for c in around if board[c[1]][c[0]] == "#")
+
+
+_TABLES: dict[tuple[int, int], list[list[Cell]]] = {}
+
+
+def _neighbour_lists(width: int, height: int) -> list[list[Cell]]:
+    table = _TABLES.get((width, height))
+    if table is None:
+        table = _TABLES[(width, height)] = [
+            list(neighbours(i % width, i // width, width, height)) for i in range(width * height)
+        ]
+    return table

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from solver import counting, endgame
 from solver.approx import approximate
 from solver.budget import Budget
@@ -113,6 +115,16 @@ class Reduced:
 
 
 _NEIGHBOURS: dict[tuple[int, int], list[list[int]]] = {}
+_CELLS: dict[tuple[int, int], list[Cell]] = {}
+_COVERED = frozenset("#F?")
+_HASH, _FLAG, _QUESTION, _ZERO, _EIGHT = (ord(ch) for ch in "#F?08")
+
+
+def _cell_table(width: int, height: int) -> list[Cell]:
+    table = _CELLS.get((width, height))
+    if table is None:
+        table = _CELLS[(width, height)] = [(i % width, i // width) for i in range(width * height)]
+    return table
 
 
 def _neighbour_table(width: int, height: int) -> list[list[int]]:
@@ -136,43 +148,58 @@ def _around(x: int, y: int, width: int, height: int) -> list[Cell]:
 
 
 def frontier_fast(position: Position) -> Reduced:
-    """Same result as :func:`solver.frontier.frontier_of` without ``known``, built over a
-    flat board and a cached neighbour table (this runs once per move in the simulator)."""
-    width = position.width
+    """Same result as :func:`solver.frontier.frontier_of` without ``known``.
+
+    This runs once per move in the simulator, so numpy finds the numbers that touch a
+    covered cell (late in a game most do not) and the covered cells that touch a number;
+    only those are walked in Python, over cached neighbour and cell tables.
+    """
+    width, height = position.width, position.height
     flat = "".join(position.rows)
-    table = _neighbour_table(width, position.height)
-    covered = "#F?"
+    table = _neighbour_table(width, height)
+    cell_of = _cell_table(width, height)
+    board = np.frombuffer(flat.encode("ascii"), dtype=np.uint8).reshape(height, width)
+    covered_mask = (board == _HASH) | (board == _FLAG) | (board == _QUESTION)
+    number_mask = (board >= _ZERO) & (board <= _EIGHT)
+    near_covered = _any_neighbour(covered_mask)
+    near_number = _any_neighbour(number_mask)
+    covered = _COVERED
     constraints: dict[tuple[Cell, ...], int] = {}
-    touched: set[int] = set()
-    for i, ch in enumerate(flat):
-        if ch not in "12345678" and ch != "0":
-            continue
+    for i in np.flatnonzero(number_mask & near_covered).tolist():
         cells = [j for j in table[i] if flat[j] in covered]
-        if not cells:
-            continue
-        n = int(ch)
+        n = ord(flat[i]) - _ZERO
         if n > len(cells):
             raise InvalidPositionError(f"the number at ({i % width}, {i // width}) "
                                        "cannot be satisfied")
-        touched.update(cells)
-        key = tuple(sorted((j % width, j // width) for j in cells))
+        key = tuple([cell_of[j] for j in cells])  # row-major: the table is ordered
         prev = constraints.get(key)
         if prev is not None and prev != n:
             raise InvalidPositionError("the numbers contradict each other")
         constraints[key] = n
-    outside = tuple(
-        (i % width, i // width) for i, ch in enumerate(flat) if ch in covered and i not in touched
-    )
-    cells = tuple((j % width, j // width) for j in sorted(touched))
+    cells = tuple([cell_of[j] for j in np.flatnonzero(covered_mask & near_number).tolist()])
+    outside = tuple([cell_of[j] for j in np.flatnonzero(covered_mask & ~near_number).tolist()])
     if position.mines > len(cells) + len(outside):
         raise InvalidPositionError("the mine count does not fit the covered cells")
     return Reduced(
-        constraints=tuple(Constraint(k, v) for k, v in constraints.items()),
+        constraints=tuple([Constraint(k, v) for k, v in constraints.items()]),
         cells=cells,
         outside=outside,
         mines_left=position.mines,
         known={},
     )
+
+
+def _any_neighbour(mask: np.ndarray) -> np.ndarray:
+    """True where at least one of the eight neighbours is True."""
+    h, w = mask.shape
+    pad = np.zeros((h + 2, w + 2), dtype=bool)
+    pad[1:-1, 1:-1] = mask
+    out = np.zeros((h, w), dtype=bool)
+    for dy in (0, 1, 2):
+        for dx in (0, 1, 2):
+            if dy != 1 or dx != 1:
+                out |= pad[dy : dy + h, dx : dx + w]
+    return out
 
 
 def fold(fr: Reduced, known: Mapping[Cell, bool]) -> Reduced:
@@ -342,7 +369,12 @@ def _guess(
             return Decision((*moves, Move.reveal(*cell)), reason, "endgame", False, probs)
     p = a.probs
     best_p = min(p[c] for c in candidates)
-    cell = min(candidates, key=lambda c: (round(p[c], 9), _covered_around(a, c), c[1], c[0]))
+    safest = [c for c in candidates if p[c] <= best_p + 1e-9]
+    if len(safest) > 16:  # many tied outside cells: only the corners/edges can win
+        degree = {c: _degree(a.position, c) for c in safest}
+        low = min(degree.values())
+        safest = [c for c in safest if degree[c] == low]
+    cell = min(safest, key=lambda c: (_covered_around(a, c), c[1], c[0]))
     reason = f"guess: lowest mine probability {best_p:.3f}"
     if profile.lookahead and a.count is not None:
         near = _shortlist(a, candidates, best_p + profile.tolerance, profile.candidates)
@@ -356,6 +388,11 @@ def _guess(
                 f"(safest {best_p:.3f}), lookahead score {score:.3f}"
             )
     return Decision((*moves, Move.reveal(*cell)), reason, "guess", False, probs)
+
+
+def _degree(position: Position, cell: Cell) -> int:
+    x, y = cell
+    return (3 - (x == 0) - (x == position.width - 1)) * (3 - (y == 0) - (y == position.height - 1))
 
 
 def _covered_around(a: _Analysis, cell: Cell) -> int:
