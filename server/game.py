@@ -12,6 +12,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -24,7 +25,7 @@ from solver.errors import (
 )
 from solver.knowledge import CountEncoding, KnowledgeEngine, Status, random_layout
 from solver.position import COVERED_CHARS, Cell, Move, MoveKind, Position
-from solver.probability import LayoutCounter, sample_layout
+from solver.probability import LayoutCounter, draw_layout
 
 __all__ = ["Game", "Loss", "Referee", "Rules", "Step"]
 
@@ -260,7 +261,7 @@ class Referee:
 
     def _first_layout(
         self, game: Game, c: Cell, rng: random.Random, budget: Budget
-    ) -> frozenset[Cell]:
+    ) -> AbstractSet[Cell]:
         """The first reveal is safe; with ``opening`` its neighbours too, when M leaves room."""
         position = game.position
         fixed = {c: False}
@@ -279,12 +280,12 @@ class Referee:
         known: dict[Cell, bool],
         budget: Budget,
         allow_none: bool = False,
-    ) -> frozenset[Cell]:
+    ) -> AbstractSet[Cell]:
         """Draws a consistent layout agreeing with ``fixed``: exactly uniform when the
         components can be counted in the budget, else a randomised SAT model."""
         try:
             try:
-                return sample_layout(
+                return draw_layout(
                     position, rng, fixed=fixed, known=known, budget=budget, counter=self.counter
                 )
             except BudgetExceededError:
@@ -304,7 +305,7 @@ class Referee:
                 return None  # type: ignore[return-value]
             raise
 
-    def _open(self, game: Game, c: Cell, layout: frozenset[Cell]) -> Game:
+    def _open(self, game: Game, c: Cell, layout: AbstractSet[Cell]) -> Game:
         w, h = game.rules.width, game.rules.height
         rows = game.rows
         changes: dict[Cell, str] = {}
@@ -340,7 +341,7 @@ class Referee:
         return self._show_loss(game, c, reason, proof, layout)
 
     def _show_loss(
-        self, game: Game, c: Cell, reason: LossReason, proof: Cell | None, layout: frozenset[Cell]
+        self, game: Game, c: Cell, reason: LossReason, proof: Cell | None, layout: AbstractSet[Cell]
     ) -> Game:
         changes: dict[Cell, str] = {}
         for y, row in enumerate(game.rows):

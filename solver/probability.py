@@ -22,7 +22,8 @@ from __future__ import annotations
 import math
 import random
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -34,9 +35,11 @@ from solver.position import Cell, Position
 
 __all__ = [
     "ComponentCount",
+    "Layout",
     "LayoutCounter",
     "Probabilities",
     "count_component",
+    "draw_layout",
     "probabilities",
     "sample_layout",
 ]
@@ -368,7 +371,61 @@ def _pick(rng: random.Random, logits: Sequence[float]) -> int:
     return rng.choices(range(len(weights)), weights=weights)[0]
 
 
-def sample_layout(
+class Layout(AbstractSet[Cell]):
+    """The mines of one drawn layout, with the outside cells decided only when asked.
+
+    A reveal looks at a handful of cells, but the outside of a large board holds
+    thousands of mines.  Each outside cell asked about is a mine with probability
+    (outside mines not yet placed) / (outside cells not yet asked): drawing without
+    replacement one cell at a time, which gives the same uniform subset whatever order
+    the cells are asked in, since the outside cells are exchangeable.  Iterating (to show
+    a lost board) decides all of them.
+    """
+
+    def __init__(self, mines: set[Cell], fr: Frontier, rest: int, rng: random.Random) -> None:
+        self._mines = mines
+        self._fr = fr
+        self._outside = set(fr.outside_flat)
+        self._asked: dict[int, bool] = {}
+        self._cells_left = fr.outside_count
+        self._mines_left = rest
+        self._rng = rng
+
+    def __contains__(self, cell: object) -> bool:
+        if cell in self._mines:
+            return True
+        if not isinstance(cell, tuple):
+            return False
+        flat = cell[1] * self._fr.width + cell[0]
+        if flat not in self._outside:
+            return False
+        got = self._asked.get(flat)
+        if got is None:
+            got = self._rng.randrange(self._cells_left) < self._mines_left
+            self._asked[flat] = got
+            self._cells_left -= 1
+            self._mines_left -= got
+        return got
+
+    def materialize(self) -> frozenset[Cell]:
+        """Every mine of the layout, the outside ones decided now."""
+        width = self._fr.width
+        unasked = [i for i in self._fr.outside_flat if i not in self._asked]
+        picks = np.random.default_rng(self._rng.getrandbits(64)).choice(
+            len(unasked), size=self._mines_left, replace=False
+        )
+        outside = {i for i, m in self._asked.items() if m}
+        outside.update(unasked[j] for j in picks.tolist())
+        return frozenset(self._mines | {(i % width, i // width) for i in outside})
+
+    def __iter__(self) -> Iterator[Cell]:
+        return iter(self.materialize())
+
+    def __len__(self) -> int:
+        return len(self._mines) + self._mines_left + sum(self._asked.values())
+
+
+def draw_layout(
     position: Position,
     rng: random.Random,
     *,
@@ -376,8 +433,8 @@ def sample_layout(
     known: Mapping[Cell, bool] | None = None,
     budget: Budget | None = None,
     counter: LayoutCounter | None = None,
-) -> frozenset[Cell]:
-    """Draws a consistent layout uniformly at random; returns its mine cells.
+) -> Layout:
+    """Draws a consistent layout uniformly at random, deciding outside cells lazily.
 
     ``fixed`` forces cells to be mines (``True``) or safe (``False``) — a click's cell,
     say; the draw is then uniform among the layouts that agree.  Raises
@@ -398,11 +455,22 @@ def sample_layout(
         mask = comp.sample(k, rng)
         mines.update(c for j, c in enumerate(comp.cells) if mask >> j & 1)
         t += k
-    rest = fr.mines_left - t
-    if rest:
-        # A uniform subset of the outside cells, drawn in C: thousands on large boards.
-        picks = np.random.default_rng(rng.getrandbits(64)).choice(
-            fr.outside_count, size=rest, replace=False
-        )
-        mines.update(fr.outside_cell(i) for i in picks.tolist())
-    return frozenset(mines)
+    return Layout(mines, fr, fr.mines_left - t, rng)
+
+
+def sample_layout(
+    position: Position,
+    rng: random.Random,
+    *,
+    fixed: Mapping[Cell, bool] | None = None,
+    known: Mapping[Cell, bool] | None = None,
+    budget: Budget | None = None,
+    counter: LayoutCounter | None = None,
+) -> frozenset[Cell]:
+    """Draws a consistent layout uniformly at random; returns all its mine cells.
+
+    The same draw as :func:`draw_layout`, with every outside cell decided.
+    """
+    return draw_layout(
+        position, rng, fixed=fixed, known=known, budget=budget, counter=counter
+    ).materialize()

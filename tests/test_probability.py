@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from solver.frontier import Constraint
 from solver.position import Position
-from solver.probability import count_component, probabilities, sample_layout
+from solver.probability import count_component, draw_layout, probabilities, sample_layout
 from tests import oracle
 
 boards = st.tuples(
@@ -86,3 +86,35 @@ def test_component_counts_by_mines() -> None:
     cc = count_component([a, b, c], [Constraint((a, b), 1), Constraint((b, c), 1)])
     assert cc.count(1) == 1 and cc.count(2) == 1
     assert cc.hits(2) == [1, 0, 1]
+
+
+def test_lazy_layout_stays_uniform_when_asked_adaptively() -> None:
+    """Outside cells decided one at a time, in an order that depends on the answers
+    (as a flood fill does), still give every consistent layout the same chance."""
+    position = Position.from_text(
+        """
+        mines=4
+        1 # # # #
+        # # # # #
+        # # # # #
+        """
+    )
+    all_layouts = list(oracle.layouts(position))
+    rng = random.Random(11)
+    draws = 8_000
+    seen: Counter[frozenset] = Counter()
+    for _ in range(draws):
+        layout = draw_layout(position, rng)
+        x, y = 4, 2
+        answers = {}
+        for _ in range(5):  # walk left while safe, up when a mine is met
+            answers[(x, y)] = (x, y) in layout
+            x, y = (x - 1, y) if not answers[(x, y)] else (x, max(0, y - 1))
+        full = layout.materialize()
+        assert all((c in full) == m for c, m in answers.items())
+        seen[full] += 1
+    assert set(seen) <= set(all_layouts)
+    expected = draws / len(all_layouts)
+    chi2 = sum((seen.get(lay, 0) - expected) ** 2 / expected for lay in all_layouts)
+    dof = len(all_layouts) - 1
+    assert chi2 < dof + 5 * (2 * dof) ** 0.5, (chi2, dof)
