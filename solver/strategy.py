@@ -54,13 +54,13 @@ class Profile:
 
     name: str
     lookahead: bool = True
-    tolerance: float = 0.05
+    tolerance: float = 0.02
     """Candidates for the lookahead: mine probability within this of the safest cell."""
     candidates: int = 8
     """At most this many candidates get the lookahead."""
-    progress_weight: float = 0.0
+    progress_weight: float = 0.5
     """Weight of P(the click proves another cell safe) in the lookahead score."""
-    secondary_weight: float = 1.0
+    secondary_weight: float = 0.0
     """Weight of the expected safety of the next click in the lookahead score."""
     safe_count_weight: float = 0.0
     """When set, score = (1 - p) * (1 + w * E[cells the click proves safe]) (seed 002)."""
@@ -79,7 +79,7 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "fast": Profile("fast", lookahead=False, node_limit=20_000, endgame_cells=12,
                     endgame_layouts=100),
-    "strong": Profile("strong", lookahead=False, endgame_cells=20, endgame_layouts=300),
+    "strong": Profile("strong", endgame_cells=20, endgame_layouts=300),
 }
 
 
