@@ -21,13 +21,16 @@ from dataclasses import dataclass, field
 
 from bots.desktop.grid import Grid, GridNotFoundError
 from bots.desktop.input import Button, Pointer
-from bots.desktop.profile import PLAYING, Profile, UnreadableCellError
+from bots.desktop.profile import LOST, PLAYING, Profile, UnreadableCellError
 from bots.desktop.screen import Screen, Window, WindowNotFoundError
 from solver.advisor import decide
 from solver.errors import KaboomError
 from solver.position import Move, MoveKind, Position
 
-__all__ = ["DesktopSession", "GameRecord", "ScreenReadError", "nearest_first"]
+__all__ = ["ERROR", "DesktopSession", "GameRecord", "ScreenReadError", "nearest_first"]
+
+ERROR = "error"
+"""A game's outcome when its board could not be read to the end."""
 
 log = logging.getLogger(__name__)
 
@@ -204,9 +207,15 @@ class DesktopSession:
 
     # ------------------------------------------------------------------ reading
     def read(self, timeout: float = 3.0) -> Position:
-        """The board as two captures ``stable_gap`` seconds apart agree on it."""
+        """The board as two captures ``stable_gap`` seconds apart agree on it.
+
+        In games that open the neighbours of a 0 themselves, a 0 next to a covered cell
+        means the capture caught a repaint half done (the cell's background before its
+        digit, say), so such readings are not trusted for the first second either.
+        """
         assert self.window is not None and self.grid is not None
         deadline = time.monotonic() + timeout
+        patient = time.monotonic() + min(1.0, timeout / 2)
         previous: list[str] | None = None
         error: Exception | None = None
         failures = 0
@@ -220,7 +229,9 @@ class DesktopSession:
                 failures += 1
                 if failures % 5 == 0:  # the board may have moved (a banner, a scroll)
                     image = self.relocate()
-            if rows is not None and rows == previous:
+            if rows is not None and rows == previous and (
+                    not self.profile.zeros_open_around or _zeros_closed(rows)
+                    or time.monotonic() > patient):
                 return Position.from_rows(rows, self.mines)
             previous = rows
             if time.monotonic() > deadline:
@@ -295,53 +306,91 @@ class DesktopSession:
 
     def play(self, game_id: str | None = None, index: int = 0,
              max_turns: int = 10_000) -> GameRecord:
-        """Plays one game to its end and reports how it went."""
+        """Plays one game to its end and reports how it went.
+
+        The outcome is ``won``, ``lost`` or ``error`` (the board could not be read even
+        after finding it again; the record says how far the game got).
+        """
         position = self.start(game_id, index)
         started = time.monotonic()
         clicks = turns = rereads = guesses = confused = 0
         thinking = 0.0
         certain = True
-        outcome = PLAYING
-        while turns < max_turns:
+        last: tuple[Position, list[Move]] | None = None
+        try:
+            while turns < max_turns:
+                if self.profile.outcome(position) != PLAYING:
+                    break
+                t0 = time.monotonic()
+                try:
+                    decision = decide(position, outside_guess=self.profile.outside_guess,
+                                      flag_mines=self.flag_mines)
+                except KaboomError as exc:  # the reading contradicts itself: look again
+                    log.warning("inconsistent reading (%s); re-reading", exc)
+                    rereads += 1
+                    confused += 1
+                    if confused % 5 == 0:
+                        self._dump(self.relocate(), f"inconsistent: {exc}\n{position}")
+                    if confused >= 20:
+                        raise ScreenReadError(
+                            f"the board keeps reading inconsistent ({exc}) with {self.mines} "
+                            "mines; if that count is wrong, pass it (--mines)") from exc
+                    time.sleep(0.1)
+                    position = self._read_again()
+                    continue
+                confused = 0
+                thinking += time.monotonic() - t0
+                if not decision.moves:
+                    break
+                guesses += 0 if decision.certain else 1
+                certain = decision.certain
+                moves = nearest_first(list(decision.moves), self.pointer.position,
+                                      self._screen_centre)
+                for move in moves:
+                    self.click(move)
+                clicks += len(moves)
+                turns += 1
+                last = (position, moves)
+                try:
+                    position, ok = self._verify(position, moves)
+                except ScreenReadError:
+                    position, ok = self._read_again(), False
+                rereads += 0 if ok else 1
             outcome = self.profile.outcome(position)
-            if outcome != PLAYING:
-                break
-            t0 = time.monotonic()
-            try:
-                decision = decide(position, outside_guess=self.profile.outside_guess,
-                                  flag_mines=self.flag_mines)
-            except KaboomError as exc:  # the reading contradicts itself: look again
-                log.warning("inconsistent reading (%s); re-reading", exc)
-                rereads += 1
-                confused += 1
-                if confused % 5 == 0:
-                    self._dump(self.relocate(), f"inconsistent: {exc}\n{position}")
-                if confused >= 20:
-                    raise ScreenReadError(
-                        f"the board keeps reading inconsistent ({exc}) with {self.mines} "
-                        "mines; if that count is wrong, pass it (--mines)") from exc
-                time.sleep(0.1)
-                position = self.read()
-                continue
-            confused = 0
-            thinking += time.monotonic() - t0
-            if not decision.moves:
-                break
-            guesses += 0 if decision.certain else 1
-            certain = decision.certain
-            moves = nearest_first(list(decision.moves), self.pointer.position,
-                                  self._screen_centre)
-            for move in moves:
-                self.click(move)
-            clicks += len(moves)
-            turns += 1
-            position, ok = self._verify(position, moves)
-            rereads += 0 if ok else 1
+        except ScreenReadError as exc:
+            log.error("giving up on this game: %s", exc)
+            outcome = ERROR
+        if outcome == LOST and certain and last is not None:  # a proven move lost: misread?
+            assert self.window is not None
+            self._dump(self.screen.capture_window(self.window),
+                       f"lost on a proven move: {[str(m) for m in last[1]]}\n{last[0]}")
         seconds = time.monotonic() - started
-        outcome = self.profile.outcome(position)
         return GameRecord(self.game_id, outcome, position.width, position.height, position.mines,
                           clicks, turns, rereads, guesses, seconds, thinking, certain,
                           position.rows)
+
+    def _read_again(self) -> Position:
+        """A reading after a failure: pointer off the board (no hover, no tooltip), the
+        board found again, and more time to settle."""
+        try:
+            return self.read()
+        except ScreenReadError:
+            assert self.window is not None
+            self.pointer.move(self.window.x + 2, self.window.y + 2)
+            self.relocate()
+            return self.read(timeout=10.0)
+
+
+def _zeros_closed(rows: list[str]) -> bool:
+    """True when no 0 has a plain covered neighbour."""
+    h = len(rows)
+    for y, row in enumerate(rows):
+        for x, ch in enumerate(row):
+            if ch == "0":
+                for ny in range(max(0, y - 1), min(h, y + 2)):
+                    if "#" in rows[ny][max(0, x - 1):x + 2]:
+                        return False
+    return True
 
 
 def _as_expected(before: Position, after: Position, moves: list[Move]) -> bool:

@@ -122,6 +122,15 @@ def _phase(grey: np.ndarray) -> tuple[float, int]:
     profile = _line_profile(grey, max(8, int(pitch * 0.8)))
     if profile.max() <= 0:
         raise GridNotFoundError("no long straight edges")
+    # Keep only lines that repeat: a position counts if it and the positions one and
+    # two pitches on (or back) all carry line pixels.  A banner's or button's edge
+    # does not repeat; a board's lines do.
+    n = len(profile)
+    padded = np.concatenate([np.zeros(2 * pitch), profile, np.zeros(2 * pitch)])
+    at = [padded[2 * pitch + k * pitch: 2 * pitch + k * pitch + n] for k in (-2, -1, 0, 1, 2)]
+    comb = np.maximum.reduce([np.minimum.reduce(at[i:i + 3]) for i in range(3)])
+    if comb.max() > 0:
+        profile = comb
     # Fold onto one period: cell borders (and bevels) pile up near one phase, wherever
     # the board starts.  The cell's middle is the middle of the longest quiet stretch
     # (bevels sit inside one side of a border, so the peak alone would be off-centre).

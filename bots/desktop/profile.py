@@ -75,6 +75,9 @@ class Profile(ABC):
     ink_threshold: ClassVar[float] = 80.0
     stable_gap: ClassVar[float] = 0.04
     """Seconds between the two captures that must agree before a reading is trusted."""
+    zeros_open_around: ClassVar[bool] = True
+    """Whether the game opens the neighbours of a 0 itself (a reading that shows a 0 next
+    to a covered cell is then a half-painted frame)."""
     outside_guess: ClassVar[bool] = True
     """Whether the solver may guess away from the frontier (Kaboom's rules punish it)."""
 

@@ -106,7 +106,10 @@ class KaboomPage(Profile):
         if colour_distance(look.surface, self._WRONG_FLAG) < 30:
             return "!"
         if colour_distance(look.surface, self._PROOF) < 30:
-            return "#"  # the safe cell shown after a loss is still covered
+            # the provably safe cell, shown after a loss: covered (a check mark) or a
+            # wrong flag (flag and cross)
+            reds = sum(look.ink.get(k, 0.0) for k in ("flag", "3", "5"))
+            return "!" if reds > 0.05 else "#"
         if look.relief >= 0.5 * cal.relief and self.near(look.surface, cal.covered):
             if look.ink_share < 0.05:
                 return "#"
