@@ -95,3 +95,25 @@ def test_fast_frontier_equals_frontier_of(params) -> None:
     assert norm(a) == norm(b)
     assert set(a.cells) == set(b.cells) and set(a.outside) == set(b.outside)
     assert a.mines_left == b.mines_left
+
+
+@settings(max_examples=60, deadline=None)
+@given(params=boards)
+def test_sat_fallback_is_complete(params) -> None:
+    """With counting disabled (node limit 0) the SAT engine must still find every proof."""
+    from solver import counting
+    from solver.strategy import Profile, choose
+
+    position = make_position(params)
+    if position.is_start:
+        return
+    counting._CACHE.clear()
+    truth = oracle.statuses(position)
+    d = choose(position, Profile("sat-only", lookahead=False, node_limit=0))
+    counting._CACHE.clear()
+    reveals = {m.cell for m in d.moves if m.kind is MoveKind.REVEAL}
+    safe = {c for c, s in truth.items() if s == "s" and position.char(*c) != "F"}
+    if safe:
+        assert d.certain and reveals and reveals <= safe, position.to_text()
+    else:
+        assert all(truth[c] != "m" for c in reveals), position.to_text()
