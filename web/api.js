@@ -5,8 +5,15 @@
 /** The server's `detail` in words: a string, or FastAPI's list of validation errors. */
 export function detailText(detail) {
   if (typeof detail === "string") return detail;
-  if (Array.isArray(detail)) return detail.map((d) => d?.msg ?? JSON.stringify(d)).join("; ");
+  if (Array.isArray(detail)) return detail.map(validationText).join("; ");
   return JSON.stringify(detail);
+}
+
+/** One FastAPI validation error, with the field it is about: "seed: Input should be ...". */
+function validationText(error) {
+  if (!error?.msg) return JSON.stringify(error);
+  const field = Array.isArray(error.loc) ? error.loc.filter((part) => part !== "body").join(".") : "";
+  return field ? `${field}: ${error.msg}` : error.msg;
 }
 
 export class ApiError extends Error {
@@ -16,6 +23,15 @@ export class ApiError extends Error {
     this.status = status;
     this.detail = detail;
   }
+}
+
+/** No answer at all: the server is down or unreachable. */
+export class NetworkError extends Error {}
+
+/** Why a request failed, in words: the server's reason, or that it did not answer. */
+export function errorText(error) {
+  if (error instanceof NetworkError) return "the server did not answer (is kaboom serve running?)";
+  return error.message;
 }
 
 /** Parses a game answer, keeping `seed` exact as the string `seedText`. */
@@ -32,18 +48,28 @@ async function call(method, path, { body, signal } = {}) {
     init.headers["Content-Type"] = "application/json";
     init.body = body;
   }
-  const response = await fetch(path, init);
-  const text = await response.text();
-  if (!response.ok) {
-    let detail = text;
-    try {
-      detail = JSON.parse(text).detail ?? text;
-    } catch {
-      // not JSON: keep the text
-    }
-    throw new ApiError(response.status, detail);
+  let response;
+  let text;
+  try {
+    response = await fetch(path, init);
+    text = await response.text();
+  } catch (error) {
+    if (error.name === "AbortError") throw error;
+    throw new NetworkError(error.message);
   }
+  if (!response.ok) throw new ApiError(response.status, errorDetail(response, text));
   return text;
+}
+
+/** The `detail` of an error answer; a proxy's HTML page becomes "HTTP 502 Bad Gateway". */
+export function errorDetail({ status, statusText }, text) {
+  try {
+    const detail = JSON.parse(text).detail;
+    if (detail !== undefined && detail !== null) return detail;
+  } catch {
+    // not JSON (a proxy's error page, say): the status says more than the markup
+  }
+  return `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
 }
 
 const gamePath = (id) => `/api/games/${encodeURIComponent(id)}`;

@@ -77,6 +77,18 @@ export class Board {
     this.setCursor(Math.min(x, width - 1), Math.min(y, height - 1), false);
   }
 
+  /** Removes every cell (no game to show). */
+  clear() {
+    this.el.replaceChildren();
+    this.cells = [];
+    this.rows = [];
+    this.width = 0;
+    this.height = 0;
+    this.proof = null;
+    this.knowing = false;
+    this.el.removeAttribute("aria-activedescendant");
+  }
+
   /** Patches the cells whose character changed; returns how many did. */
   update(rows) {
     if (rows.length !== this.height || rows[0].length !== this.width) {

@@ -30,6 +30,11 @@ const ui = {
   share: $("#share"),
   hover: $("#hover-info"),
   stats: $("#stats tbody"),
+  notice: $("#notice"),
+  noticeText: $("#notice-text"),
+  noticeRetry: $("#notice-retry"),
+  noticeNew: $("#notice-new"),
+  boardWrap: $("#board-wrap"),
 };
 const board = new Board($("#board"));
 
@@ -61,6 +66,7 @@ const REASONS = {
 /** Shows a game that replaces the current one (new game, reopened link). */
 function loadGame(game, { push = false } = {}) {
   state.poll?.abort();
+  hideNotice();
   state.game = null; // applyGame builds the cells afresh
   applyGame(game);
   const path = `/games/${encodeURIComponent(game.id)}`;
@@ -187,12 +193,16 @@ function tick() {
 
 // ---------------------------------------------------------------- moves
 
-/** Shows a short note; errors stay until the next move, hints fade after a few seconds. */
-function say(text, { error = false } = {}) {
+/**
+ * Shows a short note. Hints fade after a few seconds; errors (red) and sticky notes stay until
+ * the next move's answer, so nothing that explains a problem disappears unread.
+ */
+function say(text, { error = false, sticky = false } = {}) {
   ui.message.textContent = text;
   ui.message.classList.toggle("error", error);
+  ui.message.classList.toggle("sticky", sticky || error);
   clearTimeout(say.timer);
-  if (text && !error) say.timer = setTimeout(() => (ui.message.textContent = ""), 4000);
+  if (text && !error && !sticky) say.timer = setTimeout(() => (ui.message.textContent = ""), 4000);
 }
 
 /** Sends a request that changes the game, in order after the ones before it. */
@@ -204,11 +214,10 @@ function enqueue(request) {
   state.queue = state.queue.then(async () => {
     try {
       const answer = await request(game.id);
-      if (ui.message.classList.contains("error")) say("");
+      if (ui.message.classList.contains("sticky")) say("");
       if (state.game?.id === game.id) applyGame(answer);
     } catch (error) {
-      const text = error instanceof api.ApiError ? error.message : `Network error: ${error.message}`;
-      say(text, { error: true });
+      say(`Move not played: ${api.errorText(error)}`, { error: true });
     } finally {
       state.inflight--;
     }
@@ -274,7 +283,7 @@ async function refreshAnalysis(game) {
     board.el.dataset.analysedMoves = game.moves;
     if (state.game && !state.game.assisted) showBadges({ ...state.game, assisted: true });
   } catch (error) {
-    if (token === state.analysisToken) say(`Analysis failed: ${error.message}`, { error: true });
+    if (token === state.analysisToken) say(`Analysis failed: ${api.errorText(error)}`, { error: true });
   }
 }
 
@@ -365,21 +374,51 @@ function defineHtmxExtension() {
       // never lands on an address that would start yet another game.
       loadGame(game, { push: state.game !== null });
     } else {
-      let detail = xhr.responseText || `HTTP ${xhr.status}`;
-      try {
-        detail = api.detailText(JSON.parse(xhr.responseText).detail ?? detail);
-      } catch {
-        // not JSON: keep the text
-      }
-      showFormError(detail);
+      showFormError(api.detailText(api.errorDetail(xhr, xhr.responseText)));
     }
   });
-  document.body.addEventListener("htmx:sendError", () => showFormError("the server did not answer"));
+  document.body.addEventListener("htmx:sendError", (event) => {
+    if (event.detail.elt?.hasAttribute?.("data-creates-game")) {
+      showFormError(api.errorText(new api.NetworkError()));
+    }
+  });
 }
 
 function showFormError(detail) {
-  ui.formError.textContent = `Could not start a game: ${detail}`;
+  const text = `Could not start a game: ${detail}`;
+  ui.formError.textContent = text;
   ui.formError.hidden = false;
+  // With no game on the page the form may be out of sight (below the board on a phone):
+  // the board's place says it too.
+  if (!state.game) showNotice(sentence(text), () => actions.newGame(), { offerNew: false });
+}
+
+// ---------------------------------------------------------------- notice (no game to show)
+
+/** Shows why no game is on the page, in the board's place, with a way out. */
+function showNotice(text, retry, { offerNew = true } = {}) {
+  state.poll?.abort();
+  state.game = null;
+  state.analysisToken++;
+  state.clockRunning = false;
+  board.clear();
+  delete board.el.dataset.gameId;
+  delete board.el.dataset.moves;
+  ui.boardWrap.hidden = true;
+  ui.banner.hidden = true;
+  ui.status.textContent = "No game";
+  ui.undo.disabled = true;
+  ui.share.disabled = true;
+  ui.sameBoard.disabled = true;
+  ui.noticeText.textContent = text;
+  ui.noticeNew.hidden = !offerNew;
+  ui.noticeRetry.onclick = retry;
+  ui.notice.hidden = false;
+}
+
+function hideNotice() {
+  ui.notice.hidden = true;
+  ui.boardWrap.hidden = false;
 }
 
 // ---------------------------------------------------------------- settings
@@ -401,7 +440,7 @@ function readForm() {
 
 function writeForm(settings) {
   const f = ui.form.elements;
-  f.preset.value = settings.preset;
+  f.preset.value = store.presetOf(settings) ?? "custom";
   f.width.value = settings.width;
   f.height.value = settings.height;
   f.mines.value = settings.mines;
@@ -434,7 +473,12 @@ function onFormInput(event) {
     ui.preset.value = preset ?? "custom";
   }
   limitMines();
-  if (target.name !== "seed") store.saveSettings(readForm());
+  // A size the server would refuse is not kept: the next visit must be able to start a game.
+  if (target.name !== "seed" && sizeValid()) store.saveSettings(readForm());
+}
+
+function sizeValid() {
+  return [ui.width, ui.height, ui.mines].every((input) => input.value !== "" && input.checkValidity());
 }
 
 // ---------------------------------------------------------------- statistics
@@ -464,14 +508,15 @@ async function openFromLocation() {
     actions.newGame();
     return;
   }
+  if (!state.game) ui.status.textContent = "Loading…";
   try {
     loadGame(await api.getGame(id));
   } catch (error) {
     if (error instanceof api.ApiError && error.status === 404) {
       actions.newGame();
-      say(`Game ${id} does not exist on this server; here is a new one.`);
+      say("That game does not exist on this server (a wrong link?). Here is a new one.", { sticky: true });
     } else {
-      ui.status.textContent = `Could not load the game: ${error.message}`;
+      showNotice(sentence(`Could not load game ${id}: ${api.errorText(error)}`), openFromLocation);
     }
   }
 }
@@ -489,12 +534,18 @@ async function share() {
 
 function start() {
   writeForm(store.loadSettings());
+  if (!sizeValid()) {
+    // Saved by an older page, or edited by hand: fall back to the default size.
+    const { preset, width, height, mines } = store.DEFAULT_SETTINGS;
+    writeForm({ ...readForm(), preset, width, height, mines });
+  }
   showStats();
   ui.form.addEventListener("input", onFormInput);
   ui.form.addEventListener("change", onFormInput);
   ui.face.addEventListener("click", () => actions.newGame());
   ui.undo.addEventListener("click", () => actions.undo());
   ui.share.addEventListener("click", share);
+  ui.noticeNew.addEventListener("click", () => actions.newGame());
   $("#reset-stats").addEventListener("click", () => {
     store.resetStats();
     showStats();
@@ -516,6 +567,11 @@ function start() {
   defineHtmxExtension();
   window.htmx.process(document.body);
   openFromLocation();
+}
+
+/** Ends the text with a full stop unless it already ends a sentence. */
+function sentence(text) {
+  return /[.?!]$/.test(text) ? text : `${text}.`;
 }
 
 function escapeHtml(text) {
