@@ -127,3 +127,29 @@ def test_invalid_custom_size_is_refused_with_the_reason(page: Page) -> None:
     page.fill("#mines", "511")
     page.click("#new-game button[type=submit]")
     page.wait_for_function("document.querySelectorAll('#board .c').length === 512")
+
+
+def test_a_note_never_moves_the_board(browser: Browser, server: Server) -> None:
+    """A hint appearing (or fading) must not shift the cells under the pointer or finger."""
+    for viewport in ({"width": 360, "height": 740}, {"width": 1280, "height": 900}):
+        context = browser.new_context(base_url=server.url, viewport=viewport)
+        page = context.new_page()
+        try:
+            page.goto("/")
+            gid = new_game(page, "beginner", seed=4242, first_click="opening")
+            click_cell(page, 4, 4)
+            game = server.game(gid)
+            x, y = next((x, y) for y, row in enumerate(game["board"])
+                        for x, ch in enumerate(row) if ch in "12345678")
+            if viewport["width"] == 360:  # the three buttons share one line
+                tops = [page.locator(b).bounding_box()["y"]
+                        for b in ("#undo", "#same-board", "#share")]
+                assert len(set(tops)) == 1, tops
+            top = page.eval_on_selector("#board", "b => b.getBoundingClientRect().top")
+            cell(page, x, y).click(button="middle")  # a chord without its flags: a hint
+            expect(page.locator("#message")).to_contain_text("needs exactly")
+            assert page.eval_on_selector("#board", "b => b.getBoundingClientRect().top") == top
+            page.eval_on_selector("#message", "m => { m.textContent = ''; }")  # as it fades
+            assert page.eval_on_selector("#board", "b => b.getBoundingClientRect().top") == top
+        finally:
+            context.close()
