@@ -93,6 +93,7 @@ function applyGame(game) {
   ui.status.textContent = { playing: "Playing", won: "Won", lost: "Lost" }[game.status];
   ui.face.dataset.face = game.status;
   showBadges(game);
+  if (game.status !== "playing" && store.recordResult(game)) showStats();
   showBanner(game);
   board.setProof(game.status === "lost" && game.loss?.safe_cell ? game.loss.safe_cell : null);
 
@@ -101,7 +102,6 @@ function applyGame(game) {
   ui.sameBoard.disabled = false;
   ui.sameBoard.setAttribute("hx-vals", JSON.stringify(sameBoardValues(game)));
 
-  if (game.status !== "playing" && store.recordResult(game)) showStats();
   if (game.debug && game.status === "playing") refreshAnalysis(game);
   else {
     state.analysisToken++;
@@ -142,6 +142,8 @@ function showBanner(game) {
     html = `<strong>You won!</strong> ${secs} s, ${game.moves} moves`;
     if (game.forced_guesses) html += `, ${game.forced_guesses} forced guess${game.forced_guesses > 1 ? "es" : ""}`;
     html += game.assisted ? ". Assisted, so not counted in statistics." : ".";
+    const best = store.bestOf(game);
+    if (best) html += ` <strong class="best">Your best ${best} time!</strong>`;
     banner.className = "banner won";
     delete banner.dataset.reason;
   } else {
@@ -547,6 +549,7 @@ function start() {
   ui.share.addEventListener("click", share);
   ui.noticeNew.addEventListener("click", () => actions.newGame());
   $("#reset-stats").addEventListener("click", () => {
+    if (!window.confirm("Forget the statistics of every preset?")) return;
     store.resetStats();
     showStats();
   });

@@ -105,6 +105,14 @@ export function recordResult(game) {
   return true;
 }
 
+/** The preset's label when the game is that preset's best counted time, else null. */
+export function bestOf(game) {
+  if (game.status !== "won" || game.assisted) return null;
+  const preset = presetOf(game);
+  if (!preset || !read(KEYS.counted, []).includes(game.id)) return null;
+  return loadStats()[preset].best_ms === game.elapsed_ms ? PRESETS[preset].label : null;
+}
+
 /** Forgets all statistics. */
 export function resetStats() {
   write(KEYS.stats, {});

@@ -75,6 +75,8 @@ def test_statistics_count_unassisted_games_and_survive_a_reload(page: Page,
     gid = new_game(page, "beginner", seed=2718, outside_guess=True)
     won = play_unassisted_to_win(page, server, gid)
     assert won["status"] == "won" and not won["assisted"]
+    expect(page.locator("#banner")).to_contain_text("You won!")
+    expect(page.locator("#banner")).to_contain_text("Your best Beginner time!")
 
     # An unassisted loss: reveal a cell the local solver proves is a mine (or guess).
     gid = new_game(page, "beginner", seed=3141, first_click="opening")
@@ -106,6 +108,33 @@ def test_statistics_count_unassisted_games_and_survive_a_reload(page: Page,
     page.goto(f"/games/{won['id']}")
     page.wait_for_selector('#status[data-status="won"]')
     expect(stat(page, "beginner", "played")).to_have_text("2")
+    expect(page.locator("#banner")).to_contain_text("Your best Beginner time!")
+
+
+def test_statistics_table_reads_on_one_line_and_reset_asks_first(page: Page) -> None:
+    page.goto("/")
+    page.wait_for_selector("#board[data-game-id]")
+    page.evaluate("""localStorage.setItem('kaboom.stats', JSON.stringify(
+        {beginner: {played: 120, won: 120, best_ms: 123456},
+         expert: {played: 1000, won: 333, best_ms: 99999}}))""")
+    page.reload()
+    page.wait_for_selector("#board[data-game-id]")
+    expect(stat(page, "beginner", "rate")).to_have_text("100 %")
+    expect(stat(page, "beginner", "best")).to_have_text("123.5 s")
+    expect(stat(page, "expert", "rate")).to_have_text("33 %")
+    heights = page.eval_on_selector_all(
+        "#stats tbody tr", "rows => rows.map(r => Math.round(r.getBoundingClientRect().height))")
+    assert len(set(heights)) == 1, heights  # "100 %" and "123.5 s" do not wrap
+    table = page.eval_on_selector("#stats", "t => [t.scrollWidth, t.parentElement.clientWidth]")
+    assert table[0] <= table[1]  # no cell wraps, and the table fits its panel
+
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click("#reset-stats")
+    expect(stat(page, "beginner", "played")).to_have_text("120")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#reset-stats")
+    expect(stat(page, "beginner", "played")).to_have_text("0")
+    expect(stat(page, "expert", "best")).to_have_text("–")
 
 
 def test_link_reopens_the_game_and_same_board_again(page: Page, server: Server) -> None:
