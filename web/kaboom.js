@@ -152,7 +152,8 @@ function showBanner(game) {
     html = `<strong>You lost.</strong> ${escapeHtml(explain(loss))}`;
     if (loss.safe_cell) {
       const { x, y } = loss.safe_cell;
-      html += ` <span class="proof-text">(${x}, ${y}) was provably safe.</span>`;
+      const link = `<button type="button" class="link proof-link" data-x="${x}" data-y="${y}" title="Show this cell on the board">(${x}, ${y})</button>`;
+      html += ` <span class="proof-text">${link} was provably safe</span>: it is marked ✓ on the board.`;
     }
     if (undoAllowed(game)) html += " Undo takes the move back.";
     banner.className = "banner lost";
@@ -548,6 +549,11 @@ function start() {
   ui.undo.addEventListener("click", () => actions.undo());
   ui.share.addEventListener("click", share);
   ui.noticeNew.addEventListener("click", () => actions.newGame());
+  ui.banner.addEventListener("click", (event) => {
+    const link = event.target instanceof Element ? event.target.closest(".proof-link") : null;
+    if (!link || !state.game) return;
+    board.cell(Number(link.dataset.x), Number(link.dataset.y))?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  });
   $("#reset-stats").addEventListener("click", () => {
     if (!window.confirm("Forget the statistics of every preset?")) return;
     store.resetStats();

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.web.conftest import Server
 from tests.web.pagekit import (
@@ -322,3 +322,52 @@ def test_local_solver_helper_agrees_with_analysis(page: Page, server: Server) ->
     game = server.game(gid)
     safe = local_safe_cells(game)
     assert safe == sorted(with_status(server.analysis(gid), "s"))
+
+
+# Whether the cell (x, y) is wholly inside the board's scrolling frame.
+IN_VIEW = """([x, y]) => {
+    const frame = document.querySelector('#board-wrap').getBoundingClientRect();
+    const c = document.querySelector(`#board [data-x="${x}"][data-y="${y}"]`)
+        .getBoundingClientRect();
+    return c.left >= frame.left && c.right <= frame.right
+        && c.top >= frame.top && c.bottom <= frame.bottom;
+}"""
+
+
+def test_the_proof_link_shows_a_safe_cell_scrolled_out_of_view(browser: Browser,
+                                                               server: Server) -> None:
+    """On a board wider than the screen the named safe cell may be out of sight: its
+    coordinates in the banner are a button that scrolls it into view."""
+    # Over the API: open on the right, then guess far left while safe cells exist there.
+    for seed in range(1, 30):
+        game = server.post("/api/games", {"width": 30, "height": 16, "mines": 99,
+                                          "seed": seed, "first_click": "opening"})
+        gid = game["id"]
+        server.post(f"/api/games/{gid}/reveal", {"x": 27, "y": 8})
+        analysis = server.analysis(gid)
+        guesses = [(x, y) for x, y in with_status(analysis, "u") if x <= 3]
+        if not with_status(analysis, "s") or not guesses:
+            continue
+        lost = server.post(f"/api/games/{gid}/reveal", {"x": guesses[0][0], "y": guesses[0][1]})
+        proof = (lost.get("loss") or {}).get("safe_cell")
+        if proof and proof["x"] >= 20:
+            break
+    else:
+        raise AssertionError("no seed gave a proof cell on the right")
+
+    context = browser.new_context(base_url=server.url, viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    try:
+        page.goto(f"/games/{gid}")
+        page.wait_for_selector('#status[data-status="lost"]')
+        px, py = proof["x"], proof["y"]
+
+        assert not page.evaluate(IN_VIEW, [px, py])
+        link = page.locator("#banner .proof-link")
+        expect(link).to_have_text(f"({px}, {py})")
+        expect(page.locator("#banner")).to_contain_text(f"({px}, {py}) was provably safe")
+        expect(cell(page, px, py)).to_have_class("c proof")
+        link.click()
+        page.wait_for_function(IN_VIEW, arg=[px, py])
+    finally:
+        context.close()
