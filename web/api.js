@@ -12,7 +12,8 @@ export function detailText(detail) {
 /** One FastAPI validation error, with the field it is about: "seed: Input should be ...". */
 function validationText(error) {
   if (!error?.msg) return JSON.stringify(error);
-  const field = Array.isArray(error.loc) ? error.loc.filter((part) => part !== "body").join(".") : "";
+  const names = Array.isArray(error.loc) ? error.loc.filter((part) => typeof part === "string") : [];
+  const field = names.filter((part) => part !== "body").join(".");
   return field ? `${field}: ${error.msg}` : error.msg;
 }
 
