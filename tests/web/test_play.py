@@ -109,6 +109,8 @@ def test_punished_guess_is_explained_and_undone(page: Page, server: Server) -> N
     expect(banner).to_contain_text(f"({guess[0]}, {guess[1]})")
     expect(cell(page, sx, sy)).to_have_class("c proof")
     expect(page.locator("#face")).to_have_attribute("data-face", "lost")
+    # The game is over: the empty note line gives its room to the banner ...
+    assert page.eval_on_selector("#message", "m => getComputedStyle(m).display") == "none"
 
     expect(page.locator("#undo")).to_be_enabled()
     page.click("#undo")
@@ -116,6 +118,8 @@ def test_punished_guess_is_explained_and_undone(page: Page, server: Server) -> N
     expect(page.locator("[data-status]").first).to_have_attribute("data-status", "playing")
     assert board_rows(page) == before
     expect(banner).to_be_hidden()
+    # ... and takes it back once play goes on.
+    assert page.eval_on_selector("#message", "m => getComputedStyle(m).display") != "none"
     assert page.locator("#board .proof").count() == 0
 
 
