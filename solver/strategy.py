@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver import counting, endgame
+from solver import counting, endgame, fifty, lookahead
 from solver.approx import approximate
 from solver.budget import Budget
 from solver.errors import InvalidPositionError
@@ -60,10 +60,25 @@ class Profile:
     """At most this many candidates get the lookahead."""
     progress_weight: float = 0.5
     """Weight of P(the click proves another cell safe) in the lookahead score."""
-    secondary_weight: float = 0.0
-    """Weight of the expected safety of the next click in the lookahead score."""
-    safe_count_weight: float = 0.0
-    """When set, score = (1 - p) * (1 + w * E[cells the click proves safe]) (seed 002)."""
+    score: str = "progress"
+    """Lookahead score: ``progress``, ``blended``, ``secondary`` or ``cleared`` (see
+    :func:`_score`)."""
+    ratio: float = 0.0
+    """When set, candidates are the cells whose safety is at least ``ratio`` times the
+    best safety (JSMinesweeper: 0.9) instead of within ``tolerance``."""
+    outside_candidates: int = 3
+    """Outside cells among the candidates (fewest undecided neighbours first)."""
+    avoid_dead: bool = False
+    """Rank cells that can show only one number (they teach nothing) last."""
+    dominance: bool = False
+    """Prefer a safer candidate that is safe whenever the chosen one is."""
+    fifty: bool = False
+    """Guess an unavoidable 50/50, or a cell that is safe or a 50/50 (:mod:`solver.fifty`),
+    before anything else."""
+    risk: float = 0.0
+    """Long-term risk (JSMinesweeper): the lookahead score of a cell is multiplied by
+    ``1 + risk * I / S``, ``I`` the layouts in which the cell lies in a 50/50 that will
+    have to be guessed anyway, ``S`` those in which it is safe."""
     node_limit: int = 100_000
     """Search nodes per component before counting gives up for the SAT engine."""
     endgame_cells: int = 0
@@ -359,6 +374,7 @@ def _guess(
         a.count is not None
         and profile.endgame_cells
         and len(undecided) <= profile.endgame_cells
+        and a.count.weight <= profile.endgame_layouts
     ):
         result = endgame.best_move(
             position, a.known, candidates, max_layouts=profile.endgame_layouts
@@ -367,6 +383,27 @@ def _guess(
             cell, win = result
             reason = f"endgame: win probability {win:.3f}"
             return Decision((*moves, Move.reveal(*cell)), reason, "endgame", False, probs)
+    relief: dict[Cell, float] = {}
+    if (profile.fifty or profile.risk) and a.count is not None:
+        decided = fold(a.frontier, {c: m for c, m in a.known.items() if c not in a.frontier.known})
+        pair = fifty.forced_pair(position, decided.constraints, a.known) if profile.fifty else None
+        if pair is not None and pair[0] in candidates:
+            reason = "guess: an unavoidable 50/50, played first"
+            return Decision((*moves, Move.reveal(*pair[0])), reason, "guess", False, probs)
+        found = _pockets(a, decided)
+        cands = set(candidates)
+        if profile.fifty:
+            for pocket in found:
+                for c in pocket.cells:
+                    if c in cands and _mine_weight(a, c) == pocket.weight:
+                        reason = "guess: a 50/50 or safe, played first"
+                        return Decision((*moves, Move.reveal(*c)), reason, "guess", False, probs)
+        if profile.risk and found:
+            for c in {c for pocket in found for c in (*pocket.cells, *pocket.enablers)}:
+                mine = _mine_weight(a, c)
+                safe = a.count.weight - mine
+                if safe and c in cands:
+                    relief[c] = min(fifty.influence(found, c), mine, safe) / safe
     p = a.probs
     best_p = min(p[c] for c in candidates)
     safest = [c for c in candidates if p[c] <= best_p + 1e-9]
@@ -377,17 +414,62 @@ def _guess(
     cell = min(safest, key=lambda c: (_covered_around(a, c), c[1], c[0]))
     reason = f"guess: lowest mine probability {best_p:.3f}"
     if profile.lookahead and a.count is not None:
-        near = _shortlist(a, candidates, best_p + profile.tolerance, profile.candidates)
+        near = _shortlist(a, candidates, best_p, profile)
+        near += [  # cells a likely 50/50 makes cheaper than they look (JSMinesweeper)
+            c for c, r in relief.items()
+            if c not in near and (1 - p[c]) * (1 + profile.risk * r) >= 0.9 * (1 - best_p)
+        ]
         if len(near) > 1:
-            scored = [(_score(a, c, profile), c) for c in near]
-            score, cell = max(
-                scored, key=lambda t: (t[0], -_covered_around(a, t[1]), -t[1][1], -t[1][0])
-            )
+            outside = frozenset(a.frontier.outside)
+            looks = [_outlook(a, c, outside) for c in near]
+            scores = {
+                o.cell: _score(a, o, profile) * (1.0 + profile.risk * relief.get(o.cell, 0.0))
+                for o in looks
+            }
+
+            def rank(o: lookahead.Outlook) -> tuple[bool, float, float, int, int, int]:
+                c = o.cell
+                return (
+                    not (profile.avoid_dead and o.dead),
+                    scores[c],
+                    o.expected_cleared if profile.score == "blended" else 0.0,
+                    -_covered_around(a, c),
+                    -c[1],
+                    -c[0],
+                )
+
+            best = max(looks, key=rank)
+            if profile.dominance:
+                # a safer candidate that is safe whenever the chosen one is: play it first
+                common = best.common_safe()
+                safer = [o for o in looks if o.cell in common and p[o.cell] < p[best.cell] - 1e-3]
+                if safer:
+                    best = max(safer, key=rank)
+            cell = best.cell
             reason = (
                 f"guess: mine probability {p[cell]:.3f} "
-                f"(safest {best_p:.3f}), lookahead score {score:.3f}"
+                f"(safest {best_p:.3f}), lookahead score {scores[cell]:.3f}"
             )
     return Decision((*moves, Move.reveal(*cell)), reason, "guess", False, probs)
+
+
+def _mine_weight(a: _Analysis, cell: Cell) -> int:
+    assert a.count is not None
+    w = a.count.mine_weight.get(cell)
+    return a.count.outside_mine_weight if w is None else w
+
+
+def _pockets(a: _Analysis, decided: Reduced) -> list[fifty.Pocket]:
+    """Places where a 50/50 may form, weighted by the layouts in which it does."""
+
+    def count_with(forced: Mapping[Cell, bool]) -> int:
+        try:
+            fr = fold(decided, forced)
+            return _count(fr.constraints, len(fr.outside), fr.mines_left, 20_000).weight
+        except (InvalidPositionError, counting.TooBig):
+            return 0
+
+    return fifty.pockets(a.position, a.known, decided.mines_left, count_with)
 
 
 def _degree(position: Position, cell: Cell) -> int:
@@ -403,70 +485,44 @@ def _covered_around(a: _Analysis, cell: Cell) -> int:
     )
 
 
-def _shortlist(a: _Analysis, candidates: list[Cell], limit: float, size: int) -> list[Cell]:
-    """The safest candidates, with only a few representatives of the outside cells."""
+def _shortlist(a: _Analysis, candidates: list[Cell], best_p: float, profile: Profile) -> list[Cell]:
+    """The cells worth a lookahead: frontier cells near the safest, and a few outside
+    representatives (fewest undecided neighbours first: likeliest to open an area)."""
     p = a.probs
     frontier = set(a.frontier.cells)
-    inner = sorted((c for c in candidates if c in frontier and p[c] <= limit), key=p.__getitem__)
-    out = [c for c in candidates if c not in frontier and p[c] <= limit]
-
+    limit = 1.0 - (1.0 - best_p) * profile.ratio if profile.ratio else best_p + profile.tolerance
+    inner = sorted((c for c in candidates if c in frontier and p[c] <= limit + 1e-12),
+                   key=p.__getitem__)
+    out = [c for c in candidates if c not in frontier and p[c] <= limit + 1e-12]
     out.sort(key=lambda c: (_covered_around(a, c), c[1], c[0]))
-    return inner[: max(1, size - 3)] + out[:3]
-
-
-def _score(a: _Analysis, cell: Cell, profile: Profile) -> float:
-    """The candidate's value: its safety times what its number is expected to give.
-
-    With ``progress_weight`` w and secondary weight s, the score is
-    ``(1 - p) * (1 + w * progress) * ((1 - s) + s * next_safety)``, where ``progress`` is
-    P(the number proves another cell safe) and ``next_safety`` the expected safety of
-    the best next click, both given that ``cell`` is safe.
-    """
-    safety = 1.0 - a.probs[cell]
-    progress, next_safety, new_safe = _lookahead(a, cell)
-    if profile.safe_count_weight:
-        return safety * (1.0 + profile.safe_count_weight * new_safe)
-    s = profile.secondary_weight
-    return safety * (1.0 + profile.progress_weight * progress) * ((1.0 - s) + s * next_safety)
-
-
-def _lookahead(a: _Analysis, cell: Cell) -> tuple[float, float, float]:
-    """(P(progress), E[best safety next], E[cells proven safe]) after revealing ``cell``,
-    given it is safe."""
-    position, fr, known = a.position, a.frontier, a.known
-    around = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
-    free = [c for c in around if c not in known]
-    outside = set(fr.outside)
-    base = [
-        Constraint(tuple(c for c in con.cells if c != cell), con.mines)
-        for con in fr.constraints
+    return inner[: max(1, profile.candidates - profile.outside_candidates)] + out[
+        : profile.outside_candidates
     ]
-    base = [con for con in base if con.cells]
-    n_out = len(fr.outside) - (cell in outside) - sum(1 for c in free if c in outside)
-    total = 0
-    good = 0
-    expected = 0.0
-    new_safe = 0
-    for v in range(len(free) + 1):
-        cons = [*base, Constraint(tuple(sorted(free)), v)] if free else base
-        try:
-            cnt = _count(cons, n_out, fr.mines_left, 20_000)
-        except (InvalidPositionError, counting.TooBig):
-            continue
-        weight = cnt.weight
-        total += weight
-        lowest = min(cnt.mine_weight.values(), default=weight)
-        if n_out:
-            lowest = min(lowest, cnt.outside_mine_weight)
-        if lowest == 0:
-            good += weight
-            expected += weight
-            found = sum(1 for w in cnt.mine_weight.values() if w == 0)
-            if n_out and cnt.outside_mine_weight == 0:
-                found += n_out
-            new_safe += weight * found
-        else:
-            expected += weight - lowest
-    if not total:
-        return 0.0, 0.0, 0.0
-    return good / total, expected / total, new_safe / total
+
+
+def _outlook(a: _Analysis, cell: Cell, outside: frozenset[Cell]) -> lookahead.Outlook:
+    position, fr, known = a.position, a.frontier, a.known
+    free = [
+        c for c in position.neighbours(*cell) if position.is_covered(*c) and c not in known
+    ]
+    assert a.count is not None
+    return lookahead.outlook(fr.constraints, outside, fr.mines_left, a.count.weight, cell, free)
+
+
+def _score(a: _Analysis, o: lookahead.Outlook, profile: Profile) -> float:
+    """The candidate's value (higher is better), per ``profile.score``:
+
+    ``progress``: ``(1 - p) * (1 + w * P(progress))`` (w = ``progress_weight``);
+    ``blended``: JSMinesweeper's secondary safety, the next click's safety blended 4:1
+    with the runner-up's, times ``1 + w * P(progress)``;
+    ``secondary``: P(surviving this click and the safest next one), same factor;
+    ``cleared``: seed 002, ``(1 - p) * (1 + w * E[cells proven safe])``.
+    """
+    w = profile.progress_weight
+    if profile.score == "blended":
+        return o.blended() * (1.0 + w * o.progress)
+    if profile.score == "secondary":
+        return o.secondary * (1.0 + w * o.progress)
+    if profile.score == "cleared":
+        return (1.0 - a.probs[o.cell]) * (1.0 + w * o.expected_cleared)
+    return (1.0 - a.probs[o.cell]) * (1.0 + w * o.progress)

@@ -1,0 +1,158 @@
+"""One-move lookahead: what revealing a cell is expected to teach.
+
+A guess is judged not only by its safety but by the position it leads to.  For every
+number the cell could show, the position with that number added is counted again (the
+components the cell does not touch come from the counting cache), which gives, per
+possible number, how many layouts show it, how many cells it proves safe and how safe
+the best next guess would be.  Seed 002 (step 4) scores the expected count of newly safe
+cells; JSMinesweeper scores "progress" (P(some cell is proven safe)) and "secondary
+safety" (the chance to survive this click and the best next one); both are read off an
+:class:`Outlook`.  A cell that can show only one number is *dead*: clicking it teaches
+nothing but its own safety, so another click can always be played first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from solver import counting
+from solver.frontier import Constraint, components
+from solver.position import Cell
+
+__all__ = ["Branch", "Outlook", "outlook"]
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """The cell is safe and shows ``mines`` more mines than its known neighbours."""
+
+    mines: int
+    weight: int
+    """Consistent layouts in which this happens."""
+    cleared: int
+    """Cells then proven safe (outside cells included)."""
+    best: float
+    """Safety of the safest undecided cell afterwards (1.0 when none is left)."""
+    second: float
+    """Safety of the second safest (equal to ``best`` when only one is left)."""
+    safe: frozenset[Cell]
+    """The frontier cells then proven safe."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outlook:
+    """Every number a cell could show, with what each would lead to."""
+
+    cell: Cell
+    total: int
+    """Consistent layouts of the position before the click (the cell's mines included)."""
+    branches: tuple[Branch, ...]
+
+    @property
+    def safety(self) -> float:
+        return sum(b.weight for b in self.branches) / self.total
+
+    @property
+    def dead(self) -> bool:
+        """Only one number is possible: the click teaches nothing but its own safety."""
+        return len(self.branches) <= 1
+
+    @property
+    def progress(self) -> float:
+        """P(the cell is safe and its number proves some other cell safe)."""
+        return sum(b.weight for b in self.branches if b.cleared) / self.total
+
+    @property
+    def expected_cleared(self) -> float:
+        """Expected count of cells the click proves safe (seed 002's score)."""
+        return sum(b.weight * b.cleared for b in self.branches) / self.total
+
+    @property
+    def secondary(self) -> float:
+        """P(surviving this click and then the safest next one)."""
+        return sum(b.weight * b.best for b in self.branches) / self.total
+
+    def blended(self, best_weight: float = 4.0) -> float:
+        """``secondary`` with the next safety blended with the runner-up's (JSMinesweeper:
+        a position with two good follow-ups is worth more than one with a single one)."""
+        k = best_weight
+        return sum(
+            b.weight * (k * b.best + b.second) / (k + 1) for b in self.branches
+        ) / self.total
+
+    def common_safe(self) -> frozenset[Cell]:
+        """Frontier cells proven safe whatever the number: safe whenever this cell is."""
+        if not self.branches:
+            return frozenset()
+        out = self.branches[0].safe
+        for b in self.branches[1:]:
+            out &= b.safe
+        return out
+
+
+def outlook(
+    constraints: Sequence[Constraint],
+    outside: Collection[Cell],
+    mines_left: int,
+    total: int,
+    cell: Cell,
+    free: Sequence[Cell],
+    node_limit: int = 20_000,
+) -> Outlook:
+    """The outlook of revealing ``cell`` in the position given by ``constraints`` over the
+    undecided cells, the undecided ``outside`` cells and ``mines_left``.
+
+    ``free`` lists the cell's undecided covered neighbours and ``total`` the position's
+    layout count.  A number whose count exceeds ``node_limit`` is left out (its branch
+    is missing, which only lowers the scores).
+    """
+    base = []
+    for con in constraints:
+        if cell in con.cells:
+            cells = tuple(c for c in con.cells if c != cell)
+            if cells:
+                base.append(Constraint(cells, con.mines))
+        else:
+            base.append(con)
+    n_out = len(outside) - (cell in outside) - sum(1 for c in free if c in outside)
+    key = tuple(sorted(free))
+    branches = []
+    for v in range(len(free) + 1):
+        cons = [*base, Constraint(key, v)] if free else base
+        try:
+            cnt = counting.count([cs for _, cs in components(cons)], n_out, mines_left,
+                                 node_limit)
+        except (ValueError, counting.TooBig):
+            continue
+        branches.append(_branch(v, cnt, n_out))
+        if not free:
+            break
+    return Outlook(cell, total, tuple(branches))
+
+
+def _branch(v: int, cnt: counting.Count, n_out: int) -> Branch:
+    weight = cnt.weight
+    safe = frozenset(c for c, w in cnt.mine_weight.items() if w == 0)
+    cleared = len(safe)
+    out_w = cnt.outside_mine_weight
+    if n_out and out_w == 0:
+        cleared += n_out
+    # the two lowest mine weights among the cells that are not certain mines
+    low1 = low2 = weight
+    for w in cnt.mine_weight.values():
+        if w < low2:
+            if w < low1:
+                low1, low2 = w, low1
+            else:
+                low2 = w
+    if n_out and out_w < low2:
+        if out_w < low1:
+            low1, low2 = out_w, (low1 if n_out == 1 else out_w)
+        else:
+            low2 = out_w
+    if low1 == weight:  # nothing undecided is left but mines: the rest is certain
+        return Branch(v, weight, cleared, 1.0, 1.0, safe)
+    if low2 == weight:  # a single undecided cell left
+        low2 = low1
+    return Branch(v, weight, cleared, 1 - low1 / weight, 1 - low2 / weight, safe)
