@@ -16,7 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--count-encoding",
         choices=["native", "totalizer"],
         default=None,
-        help="how the mine count is put to the SAT solver",
+        help="how the mine count is put to the SAT solver (default: totalizer)",
     )
     parser.add_argument(
         "--durable",

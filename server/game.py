@@ -130,7 +130,7 @@ class Referee:
 
     def __init__(
         self,
-        encoding: CountEncoding = CountEncoding.NATIVE,
+        encoding: CountEncoding = CountEncoding.TOTALIZER,
         budget_s: float | None = 5.0,
     ) -> None:
         self.engine = KnowledgeEngine(encoding)
