@@ -1,0 +1,49 @@
+"""Kaboom's pure core: read a Minesweeper position, know what is certain, decide a move.
+
+The public API in one place::
+
+    from solver import Position, decide
+    d = decide(Position.from_rows(["01##", "12##", "####"], mines=3))
+    d.moves, d.certain, d.reason
+
+It never imports a web, HTTP or screen library; the server and the bots build on it.
+"""
+
+from solver.advisor import Decision, decide, decide_rows
+from solver.errors import (
+    BudgetExceededError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    KaboomError,
+)
+from solver.knowledge import CountEncoding, Knowledge, KnowledgeEngine, Status, classify
+from solver.position import Cell, CellState, Move, MoveKind, Position
+from solver.probability import Probabilities, probabilities, sample_layout
+from solver.simulator import PRESETS, SimulatedGame
+
+__all__ = [
+    "PRESETS",
+    "BudgetExceededError",
+    "Cell",
+    "CellState",
+    "CountEncoding",
+    "Decision",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidPositionError",
+    "KaboomError",
+    "Knowledge",
+    "KnowledgeEngine",
+    "Move",
+    "MoveKind",
+    "Position",
+    "Probabilities",
+    "SimulatedGame",
+    "Status",
+    "classify",
+    "decide",
+    "decide_rows",
+    "probabilities",
+    "sample_layout",
+]
