@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver import counting, endgame, fifty, lookahead
+from solver import counting, endgame, fifty, lookahead, regions
 from solver.approx import approximate
 from solver.budget import Budget
 from solver.errors import InvalidPositionError
@@ -72,6 +72,9 @@ class Profile:
     """Rank cells that can show only one number (they teach nothing) last."""
     dominance: bool = False
     """Prefer a safer candidate that is safe whenever the chosen one is."""
+    regions: int = 0
+    """Play a closed region (:mod:`solver.regions`) with at most this many solutions
+    perfectly, before any other guess."""
     fifty: bool = False
     """Guess an unavoidable 50/50, or a cell that is safe or a 50/50 (:mod:`solver.fifty`),
     before anything else."""
@@ -384,8 +387,19 @@ def _guess(
             reason = f"endgame: win probability {win:.3f}"
             return Decision((*moves, Move.reveal(*cell)), reason, "endgame", False, probs)
     relief: dict[Cell, float] = {}
+    decided = fold(a.frontier, {c: m for c, m in a.known.items() if c not in a.frontier.known})
+    if profile.regions and a.count is not None:
+        cands = set(candidates)
+        for region in regions.closed_regions(position, decided.constraints, a.known,
+                                             profile.regions):
+            if not cands.issuperset(region.cells):
+                continue
+            found = regions.best_move(position, region)
+            if found is not None:
+                cell, win = found
+                reason = f"closed region: win probability {win:.3f}"
+                return Decision((*moves, Move.reveal(*cell)), reason, "region", False, probs)
     if (profile.fifty or profile.risk) and a.count is not None:
-        decided = fold(a.frontier, {c: m for c, m in a.known.items() if c not in a.frontier.known})
         pair = fifty.forced_pair(position, decided.constraints, a.known) if profile.fifty else None
         if pair is not None and pair[0] in candidates:
             reason = "guess: an unavoidable 50/50, played first"

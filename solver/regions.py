@@ -1,0 +1,119 @@
+"""Closed regions: parts of the board that are a game of their own.
+
+A component of the frontier is *closed* when none of its cells touches an undecided
+covered cell outside it: no click elsewhere can ever show a number next to it.  If, in
+addition, every solution of the component holds the same number of mines, the layout
+inside it is independent of the rest of the board (each of its solutions combines with
+exactly the same outside layouts).  The chance to win is then the product of the
+region's and the rest's, so the region can be played now, and played perfectly: the
+exact win-probability search of :mod:`solver.endgame` over the region's solutions,
+however large the rest of the board (seed 002, step 5: "also usable on a closed region
+with a known mine count"; JSMinesweeper's isolated edges).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from solver import counting
+from solver.endgame import Endgame
+from solver.frontier import Constraint, components
+from solver.position import Cell, Position
+
+__all__ = ["Region", "best_move", "closed_regions", "solutions"]
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """A closed component whose solutions all hold ``mines`` mines."""
+
+    cells: tuple[Cell, ...]
+    constraints: tuple[Constraint, ...]
+    mines: int
+    count: int
+    """Its number of solutions."""
+
+
+def closed_regions(
+    position: Position,
+    constraints: Sequence[Constraint],
+    known: Mapping[Cell, bool],
+    max_solutions: int = 1_000,
+    node_limit: int = 20_000,
+) -> list[Region]:
+    """The closed, fixed-mine-count components with at most ``max_solutions`` solutions.
+
+    ``constraints`` are over the undecided cells (``known`` folded in).
+    """
+    out = []
+    for cells, cons in components(constraints):
+        members = set(cells)
+        if not all(
+            n in members or n in known or not position.is_covered(*n)
+            for c in cells
+            for n in position.neighbours(*c)
+        ):
+            continue
+        try:
+            table = counting.count_component(cons, node_limit)
+        except counting.TooBig:
+            continue
+        if len(table.totals) != 1:
+            continue
+        (mines, count), = table.totals.items()
+        if count <= max_solutions:
+            out.append(Region(cells, tuple(cons), mines, count))
+    return out
+
+
+def solutions(region: Region) -> list[frozenset[Cell]]:
+    """Every placement of mines on the region's cells that fits its constraints."""
+    cells = list(region.cells)
+    index = {c: i for i, c in enumerate(cells)}
+    cons_of: list[list[int]] = [[] for _ in cells]
+    need = []
+    room = []
+    for j, con in enumerate(region.constraints):
+        for c in con.cells:
+            cons_of[index[c]].append(j)
+        need.append(con.mines)
+        room.append(len(con.cells))
+    out: list[frozenset[Cell]] = []
+    chosen: list[Cell] = []
+
+    def place(k: int) -> None:
+        if k == len(cells):
+            out.append(frozenset(chosen))
+            return
+        cs = cons_of[k]
+        for j in cs:
+            room[j] -= 1
+        if all(need[j] <= room[j] for j in cs):
+            place(k + 1)
+        if all(need[j] > 0 for j in cs):
+            for j in cs:
+                need[j] -= 1
+            chosen.append(cells[k])
+            place(k + 1)
+            chosen.pop()
+            for j in cs:
+                need[j] += 1
+        for j in cs:
+            room[j] += 1
+
+    place(0)
+    return out
+
+
+def best_move(
+    position: Position, region: Region, node_limit: int = 20_000
+) -> tuple[Cell, float] | None:
+    """The cell with the best chance to clear the region, and that chance; ``None``
+    when the search is too large.
+
+    The region's cells see no undecided cell outside it, so the number a cell would
+    show differs between two solutions exactly as their mines next to it do.
+    """
+    game = Endgame(position, solutions(region), list(region.cells), node_limit)
+    return game.best()
