@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from solver import knowledge as knowledge_module
 from solver.budget import Budget
 from solver.knowledge import CountEncoding, KnowledgeEngine, classify
 from solver.position import Position
@@ -39,6 +40,23 @@ def test_classify_equals_enumeration(encoding: CountEncoding, params) -> None:
     assert knowledge.complete
     got = {c: knowledge.status(c).value for c in expected}
     assert got == expected, position.to_text()
+
+
+@pytest.mark.parametrize("encoding", list(CountEncoding))
+@settings(max_examples=100, deadline=None)
+@given(params=boards)
+def test_classify_with_sat_mine_bounds_equals_enumeration(
+    encoding: CountEncoding, params
+) -> None:
+    """The components' mine bounds found by cardinality queries, as on components too
+    wide to count, give the same answers."""
+    position = _position(params)
+    expected = oracle.statuses(position)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(knowledge_module, "_BOUNDS_STATES", 0)
+        knowledge = classify(position, encoding=encoding)
+    assert knowledge.complete
+    assert {c: knowledge.status(c).value for c in expected} == expected, position.to_text()
 
 
 @settings(max_examples=60, deadline=None)
