@@ -23,6 +23,7 @@ from solver.errors import (
     InvalidMoveError,
     InvalidPositionError,
 )
+from solver.frontier import Frontier
 from solver.knowledge import CountEncoding, KnowledgeEngine, Status, random_layout
 from solver.position import COVERED_CHARS, Cell, Move, MoveKind, Position
 from solver.probability import LayoutCounter, draw_layout
@@ -220,29 +221,36 @@ class Referee:
         if position.is_start:
             return self._open(game, c, self._first_layout(game, c, rng, budget))
         knowledge = self.engine.classify(position, budget)
-        known = self.engine.known
+        known, base = self.engine.known, knowledge.frontier
+
+        def layout(fixed: dict[Cell, bool], allow_none: bool = False) -> AbstractSet[Cell]:
+            return self._layout(position, rng, fixed, known, budget, base, allow_none)
+
+        def explode(g: Game, reason: LossReason, proof: Cell | None = None) -> Game:
+            return self._explode(g, c, reason, proof, rng, known, budget, base)
+
         status = knowledge.status(c)
         if c in knowledge.unresolved:
             # Out of time before c was settled: never punish without a proof.  If c
             # can be safe at all it opens; if no layout has it safe it is a mine.
             self.timeouts += 1
-            layout = self._layout(position, rng, {c: False}, known, budget, allow_none=True)
-            if layout is None:
-                return self._explode(game, c, "certain_mine", None, rng, known, budget)
-            return self._open(game, c, layout)
+            drawn = layout({c: False}, allow_none=True)
+            if drawn is None:
+                return explode(game, "certain_mine")
+            return self._open(game, c, drawn)
         if status is Status.SAFE:
-            return self._open(game, c, self._layout(position, rng, {c: False}, known, budget))
+            return self._open(game, c, layout({c: False}))
         if status is Status.MINE:
-            return self._explode(game, c, "certain_mine", None, rng, known, budget)
+            return explode(game, "certain_mine")
         safe = [s for s in knowledge.safe if position.is_covered(*s)]
         if safe:
             proof = min(safe, key=lambda s: (max(abs(s[0] - x), abs(s[1] - y)), s[1], s[0]))
-            return self._explode(game, c, "guess_while_safe", proof, rng, known, budget)
+            return explode(game, "guess_while_safe", proof)
         if knowledge.unresolved:
             # A safe cell may hide among the unsettled cells: give the click the benefit
             # of the doubt and treat it as a forced guess that survives.
             self.timeouts += 1
-            return self._open(game, c, self._layout(position, rng, {c: False}, known, budget))
+            return self._open(game, c, layout({c: False}))
         frontier = position.frontier()
         # Outside guesses are fatal while the frontier offers somewhere to go.
         if (
@@ -250,14 +258,14 @@ class Referee:
             and not game.rules.outside_guess
             and any(knowledge.status(f) is not Status.MINE for f in frontier)
         ):
-            return self._explode(game, c, "outside_guess", None, rng, known, budget)
+            return explode(game, "outside_guess")
         game = replace(game, forced_guesses=game.forced_guesses + 1)
         if game.rules.forced_guess == "survive":
-            return self._open(game, c, self._layout(position, rng, {c: False}, known, budget))
-        layout = self._layout(position, rng, {}, known, budget)
-        if c in layout:
-            return self._show_loss(game, c, "forced_guess", None, layout)
-        return self._open(game, c, layout)
+            return self._open(game, c, layout({c: False}))
+        drawn = layout({})
+        if c in drawn:
+            return self._show_loss(game, c, "forced_guess", None, drawn)
+        return self._open(game, c, drawn)
 
     def _first_layout(
         self, game: Game, c: Cell, rng: random.Random, budget: Budget
@@ -279,14 +287,22 @@ class Referee:
         fixed: dict[Cell, bool],
         known: dict[Cell, bool],
         budget: Budget,
+        base: Frontier | None = None,
         allow_none: bool = False,
     ) -> AbstractSet[Cell]:
         """Draws a consistent layout agreeing with ``fixed``: exactly uniform when the
-        components can be counted in the budget, else a randomised SAT model."""
+        components can be counted in the budget, else a randomised SAT model.  ``base``
+        is the position's frontier when the caller has it (saves a board scan)."""
         try:
             try:
                 return draw_layout(
-                    position, rng, fixed=fixed, known=known, budget=budget, counter=self.counter
+                    position,
+                    rng,
+                    fixed=fixed,
+                    known=known,
+                    budget=budget,
+                    counter=self.counter,
+                    base=base,
                 )
             except BudgetExceededError:
                 # Counting was too large; a SAT model gets a fresh share of time.
@@ -336,8 +352,9 @@ class Referee:
         rng: random.Random,
         known: dict[Cell, bool],
         budget: Budget,
+        base: Frontier | None = None,
     ) -> Game:
-        layout = self._layout(game.position, rng, {c: True}, known, budget)
+        layout = self._layout(game.position, rng, {c: True}, known, budget, base)
         return self._show_loss(game, c, reason, proof, layout)
 
     def _show_loss(

@@ -265,9 +265,10 @@ def _tables(
     budget: Budget,
     counter: LayoutCounter | None,
     fixed: Mapping[Cell, bool] | None = None,
+    base: Frontier | None = None,
 ) -> _Tables:
     merged = {**(known or {}), **(fixed or {})}
-    fr = frontier_of(position, merged)
+    fr = base.fold(merged) if base is not None else frontier_of(position, merged)
     counter = counter or LayoutCounter()
     comps = [counter.count(cells, cons, budget) for cells, cons in components(fr.constraints)]
     ks = [sorted(c.counts) for c in comps]
@@ -433,16 +434,18 @@ def draw_layout(
     known: Mapping[Cell, bool] | None = None,
     budget: Budget | None = None,
     counter: LayoutCounter | None = None,
+    base: Frontier | None = None,
 ) -> Layout:
     """Draws a consistent layout uniformly at random, deciding outside cells lazily.
 
     ``fixed`` forces cells to be mines (``True``) or safe (``False``) — a click's cell,
-    say; the draw is then uniform among the layouts that agree.  Raises
-    :class:`InvalidPositionError` when no layout agrees, and
+    say; the draw is then uniform among the layouts that agree.  ``base`` may pass the
+    frontier of ``position`` already built by the caller (it saves a board scan).
+    Raises :class:`InvalidPositionError` when no layout agrees, and
     :class:`BudgetExceededError` when counting does not fit the budget.
     """
     budget = budget or Budget(None)
-    tab = _tables(position, known, budget, counter, fixed)
+    tab = _tables(position, known, budget, counter, fixed, base)
     fr = tab.frontier
     mines: set[Cell] = {c for c, v in fr.known.items() if v}
     t = 0
