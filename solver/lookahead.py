@@ -81,6 +81,14 @@ class Outlook:
             b.weight * (k * b.best + b.second) / (k + 1) for b in self.branches
         ) / self.total
 
+    def hybrid(self, weight: float) -> float:
+        """Progress scored as in seed 002 (a number that proves a cell safe is worth
+        ``1 + weight`` times one that does not), a number that does not weighted further
+        by the safety of the guess it leaves."""
+        return sum(
+            b.weight * (1.0 + weight if b.cleared else b.best) for b in self.branches
+        ) / self.total
+
     def common_safe(self) -> frozenset[Cell]:
         """Frontier cells proven safe whatever the number: safe whenever this cell is."""
         if not self.branches:

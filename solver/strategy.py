@@ -2,10 +2,13 @@
 
 Certain moves come from the cheapest method that finds any: the trivial rules, then the
 group method, then exact counting (complete: it uses every number and the mine count),
-and the SAT engine when a component is too large to count.  When nothing is certain,
-the guess is the safest cell, with near-ties broken by a one-move lookahead (seed 002,
-step 4): how likely the click is to make some other cell certainly safe.  With few
-unknown cells left, the endgame search maximises the chance to win outright.
+and the SAT engine when a component is too large to count.  When nothing is certain:
+with few layouts left, the endgame search maximises the chance to win outright; a closed
+region is played the same way on its own (:mod:`solver.regions`); a 50/50 that will
+have to be guessed anyway is guessed first (:mod:`solver.fifty`); otherwise the guess is
+the safest cell, with near-ties broken by a one-move lookahead (seed 002, step 4,
+:mod:`solver.lookahead`): how likely the click is to make some other cell certainly
+safe, a likely 50/50 making a cell cheaper than it looks.
 """
 
 from __future__ import annotations
@@ -97,7 +100,8 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "fast": Profile("fast", lookahead=False, node_limit=20_000, endgame_cells=12,
                     endgame_layouts=100),
-    "strong": Profile("strong", endgame_cells=20, endgame_layouts=300),
+    "strong": Profile("strong", endgame_cells=20, endgame_layouts=300, regions=1000,
+                      fifty=True, risk=0.9),
 }
 
 
@@ -530,11 +534,15 @@ def _score(a: _Analysis, o: lookahead.Outlook, profile: Profile) -> float:
     ``blended``: JSMinesweeper's secondary safety, the next click's safety blended 4:1
     with the runner-up's, times ``1 + w * P(progress)``;
     ``secondary``: P(surviving this click and the safest next one), same factor;
-    ``cleared``: seed 002, ``(1 - p) * (1 + w * E[cells proven safe])``.
+    ``cleared``: seed 002, ``(1 - p) * (1 + w * E[cells proven safe])``;
+    ``hybrid``: a number worth ``1 + w`` when it proves a cell safe, else the safety of
+    the guess it leaves.
     """
     w = profile.progress_weight
     if profile.score == "blended":
         return o.blended() * (1.0 + w * o.progress)
+    if profile.score == "hybrid":
+        return o.hybrid(w)
     if profile.score == "secondary":
         return o.secondary * (1.0 + w * o.progress)
     if profile.score == "cleared":
