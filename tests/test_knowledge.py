@@ -13,28 +13,14 @@ from solver.budget import Budget
 from solver.knowledge import CountEncoding, KnowledgeEngine, classify
 from solver.position import Position
 from tests import oracle
-
-boards = st.tuples(
-    st.integers(2, 5),
-    st.integers(2, 4),
-    st.floats(0.05, 0.5),
-    st.floats(0.0, 0.9),
-    st.integers(0, 2**32),
-)
-
-
-def _position(params: tuple[int, int, float, float, int]) -> Position:
-    w, h, density, open_fraction, seed = params
-    rng = random.Random(seed)
-    mines = max(1, min(w * h - 1, round(w * h * density)))
-    return oracle.random_position(rng, w, h, mines, open_fraction)[0]
+from tests.solver.boards import boards, make_position
 
 
 @pytest.mark.parametrize("encoding", list(CountEncoding))
 @settings(max_examples=150, deadline=None)
 @given(params=boards)
 def test_classify_equals_enumeration(encoding: CountEncoding, params) -> None:
-    position = _position(params)
+    position = make_position(params)
     expected = oracle.statuses(position)
     knowledge = classify(position, encoding=encoding)
     assert knowledge.complete
@@ -50,7 +36,7 @@ def test_classify_with_sat_mine_bounds_equals_enumeration(
 ) -> None:
     """The components' mine bounds found by cardinality queries, as on components too
     wide to count, give the same answers."""
-    position = _position(params)
+    position = make_position(params)
     expected = oracle.statuses(position)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(knowledge_module, "_BOUNDS_STATES", 0)

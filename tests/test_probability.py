@@ -13,27 +13,13 @@ from solver.frontier import Constraint
 from solver.position import Position
 from solver.probability import count_component, draw_layout, probabilities, sample_layout
 from tests import oracle
-
-boards = st.tuples(
-    st.integers(2, 5),
-    st.integers(2, 4),
-    st.floats(0.05, 0.5),
-    st.floats(0.0, 0.9),
-    st.integers(0, 2**32),
-)
-
-
-def _position(params) -> Position:
-    w, h, density, open_fraction, seed = params
-    rng = random.Random(seed)
-    mines = max(1, min(w * h - 1, round(w * h * density)))
-    return oracle.random_position(rng, w, h, mines, open_fraction)[0]
+from tests.solver.boards import boards, make_position
 
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards)
 def test_probabilities_equal_enumeration(params) -> None:
-    position = _position(params)
+    position = make_position(params)
     expected = oracle.probabilities(position)
     got = probabilities(position)
     for cell, p in expected.items():
@@ -43,7 +29,7 @@ def test_probabilities_equal_enumeration(params) -> None:
 @settings(max_examples=100, deadline=None)
 @given(params=boards, seed=st.integers(0, 1000))
 def test_sample_is_a_consistent_layout(params, seed) -> None:
-    position = _position(params)
+    position = make_position(params)
     consistent = set(oracle.layouts(position))
     layout = sample_layout(position, random.Random(seed))
     assert layout in consistent
