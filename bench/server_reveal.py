@@ -178,6 +178,7 @@ def main() -> int:
                                 encoding,
                                 "--budget",
                                 "10",
+                                *(["--durable"] if args.durable else []),
                             ],
                             stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL,

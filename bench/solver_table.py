@@ -16,13 +16,13 @@ import sys
 from pathlib import Path
 
 ROWS = [
-    ("beginner", "sfar", "strong", 10_000),
-    ("beginner", "snr", "strong", 10_000),
-    ("intermediate", "sfar", "strong", 5_000),
-    ("intermediate", "snr", "strong", 5_000),
-    ("expert", "sfar", "strong", 5_000),
-    ("expert", "snr", "strong", 5_000),
-    ("expert", "sfar", "fast", 3_000),
+    ("beginner", "sfar", "strong", 100_000),
+    ("beginner", "snr", "strong", 100_000),
+    ("intermediate", "sfar", "strong", 100_000),
+    ("intermediate", "snr", "strong", 100_000),
+    ("expert", "sfar", "strong", 100_000),
+    ("expert", "snr", "strong", 100_000),
+    ("expert", "sfar", "fast", 20_000),
 ]
 
 

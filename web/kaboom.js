@@ -410,6 +410,7 @@ function showNotice(text, retry, { offerNew = true } = {}) {
   ui.boardWrap.hidden = true;
   ui.banner.hidden = true;
   ui.status.textContent = "No game";
+  ui.status.dataset.status = "none";
   ui.undo.disabled = true;
   ui.share.disabled = true;
   ui.sameBoard.disabled = true;

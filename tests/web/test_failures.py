@@ -29,6 +29,7 @@ def test_link_while_the_server_is_down_offers_try_again(page: Page, server: Serv
     expect(notice).to_contain_text(f"Could not load game {gid}: {NO_ANSWER}")
     expect(page.locator("#board-wrap")).to_be_hidden()  # no empty frame
     expect(page.locator("#status")).to_have_text("No game")
+    expect(page.locator("#status")).to_have_attribute("data-status", "none")
     expect(page.locator("#notice-new")).to_be_visible()
     for button in ("#undo", "#share", "#same-board"):
         expect(page.locator(button)).to_be_disabled()
