@@ -16,7 +16,7 @@ import numpy as np
 from solver.errors import InvalidPositionError
 from solver.position import COVERED_CHARS, Cell, Position
 
-__all__ = ["Constraint", "Frontier", "components", "frontier_of"]
+__all__ = ["Constraint", "Frontier", "components", "fold_constraints", "frontier_of"]
 
 _HASH, _FLAG, _QUESTION = (ord(ch) for ch in "#F?")
 assert frozenset("#F?") == frozenset(COVERED_CHARS)
@@ -101,18 +101,7 @@ class Frontier:
         more = {c: m for c, m in more.items() if c not in self.known}
         if not more:
             return self
-        constraints: dict[tuple[Cell, ...], int] = {}
-        for con in self.constraints:
-            cells = tuple(c for c in con.cells if c not in more)
-            mines = con.mines - sum(1 for c in con.cells if more.get(c))
-            if mines < 0 or mines > len(cells):
-                raise InvalidPositionError("the numbers cannot be satisfied")
-            if not cells:
-                continue
-            prev = constraints.get(cells)
-            if prev is not None and prev != mines:
-                raise InvalidPositionError("the numbers contradict each other")
-            constraints[cells] = mines
+        constraints = fold_constraints(self.constraints, more)
         w = self.width
         outside_flat = tuple(i for i in self.outside_flat if (i % w, i // w) not in more)
         cells = tuple(c for c in self.cells if c not in more)
@@ -120,7 +109,7 @@ class Frontier:
         if mines_left < 0 or mines_left > len(cells) + len(outside_flat):
             raise InvalidPositionError("the mine count does not fit the covered cells")
         return Frontier(
-            constraints=tuple(Constraint(k, v) for k, v in constraints.items()),
+            constraints=constraints,
             cells=cells,
             mines_left=mines_left,
             known={**self.known, **more},
@@ -133,6 +122,27 @@ class Frontier:
         """The ``i``-th outside cell, row-major, without building the whole tuple."""
         flat = self.outside_flat[i]
         return flat % self.width, flat // self.width
+
+
+def fold_constraints(
+    constraints: Iterable[Constraint], known: Mapping[Cell, bool]
+) -> tuple[Constraint, ...]:
+    """``constraints`` with the ``known`` cells taken out (``True``: a mine), merged
+    where they now cover the same cells.  Raises :class:`InvalidPositionError` when a
+    number cannot be satisfied any more or two numbers contradict each other."""
+    folded: dict[tuple[Cell, ...], int] = {}
+    for con in constraints:
+        cells = tuple(c for c in con.cells if c not in known)
+        mines = con.mines - sum(1 for c in con.cells if known.get(c))
+        if mines < 0 or mines > len(cells):
+            raise InvalidPositionError("the numbers cannot be satisfied")
+        if not cells:
+            continue
+        prev = folded.get(cells)
+        if prev is not None and prev != mines:
+            raise InvalidPositionError("the numbers contradict each other")
+        folded[cells] = mines
+    return tuple(Constraint(k, v) for k, v in folded.items())
 
 
 def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) -> Frontier:

@@ -22,7 +22,7 @@ from solver import counting, endgame, fifty, lookahead, regions
 from solver.approx import approximate
 from solver.budget import Budget
 from solver.errors import InvalidPositionError
-from solver.frontier import Constraint, components
+from solver.frontier import Constraint, components, fold_constraints
 from solver.groups import reduce_groups
 from solver.knowledge import classify
 from solver.position import Cell, Move, Position
@@ -228,22 +228,11 @@ def fold(fr: Reduced, known: Mapping[Cell, bool]) -> Reduced:
     """``fr`` with the ``known`` cells taken out of its constraints and counts."""
     if not known:
         return fr
-    constraints: dict[tuple[Cell, ...], int] = {}
-    for con in fr.constraints:
-        cells = tuple(c for c in con.cells if c not in known)
-        mines = con.mines - sum(1 for c in con.cells if known.get(c))
-        if mines < 0 or mines > len(cells):
-            raise InvalidPositionError("the numbers contradict each other")
-        if not cells:
-            continue
-        prev = constraints.get(cells)
-        if prev is not None and prev != mines:
-            raise InvalidPositionError("the numbers contradict each other")
-        constraints[cells] = mines
+    constraints = fold_constraints(fr.constraints, known)
     merged = {**fr.known, **known}
     mines_left = fr.mines_left - sum(1 for c, m in known.items() if m and c not in fr.known)
     return Reduced(
-        constraints=tuple(Constraint(k, v) for k, v in constraints.items()),
+        constraints=constraints,
         cells=tuple(c for c in fr.cells if c not in known),
         outside=tuple(c for c in fr.outside if c not in known),
         mines_left=mines_left,
