@@ -12,9 +12,9 @@ COPY solver ./solver
 COPY server ./server
 COPY bots ./bots
 COPY web ./web
-RUN pip install --no-cache-dir -e . && npm ci --omit=dev --no-audit --no-fund
+RUN pip install --no-cache-dir -e '.[postgres]' && npm ci --omit=dev --no-audit --no-fund
 
-ENV KABOOM_DB_PATH=/data/kaboom.db
+ENV KABOOM_DB=/data/kaboom.db
 VOLUME ["/data"]
 EXPOSE 8000
-CMD ["kaboom", "serve", "--host", "0.0.0.0", "--port", "8000", "--db", "/data/kaboom.db"]
+CMD ["kaboom", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 if [[ "${1:-}" == "--system" ]]; then
   need=()
-  for pkg in chromium xvfb sgt-puzzles xdotool x11-utils fonts-dejavu-core; do
+  for pkg in chromium xvfb sgt-puzzles xdotool x11-utils fonts-dejavu-core postgresql; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   command -v npm >/dev/null || need+=(nodejs npm)

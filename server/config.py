@@ -19,8 +19,10 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="KABOOM_")
 
-    db_path: str = "kaboom.db"
-    """SQLite file; ``:memory:`` keeps games only while the process lives."""
+    db: str = "kaboom.db"
+    """Where games live: a SQLite file (the default, nothing to install), ``:memory:``
+    (only while the process lives), or a ``postgresql://user@host/db`` URL, the store
+    that several server processes share."""
     move_budget_s: float = 5.0
     """Time the solver may spend on one move before the fallback rule applies."""
     analysis_budget_s: float = 3.0
@@ -34,5 +36,20 @@ class Settings(BaseSettings):
     web_dir: Path = _ROOT / "web"
     vendor_dir: Path = _ROOT / "node_modules"
     long_poll_max_s: float = 30.0
+    long_poll_interval_s: float = 0.05
+    """How often a process looks for changes other processes made to watched games."""
     cached_games: int = 256
     """Games whose engines stay warm in memory."""
+    max_body_bytes: int = 64 * 1024
+    """Larger request bodies are refused with 413 before anything parses them."""
+    create_per_minute: float = 30.0
+    """Games one client (IP address) may create a minute, on average, per process."""
+    create_burst: int = 20
+    """Games one client may create at once before the rate applies."""
+    finished_expiry_s: float = 30 * 86400.0
+    """Finished games are deleted this long after they ended (replays and links work
+    until then)."""
+    idle_expiry_s: float = 7 * 86400.0
+    """Unfinished games with no move for this long are deleted as abandoned."""
+    expiry_interval_s: float = 3600.0
+    """How often each process runs the expiry (0 turns it off)."""

@@ -47,6 +47,9 @@ class Rules:
     question_marks: bool = True
     debug: bool = False
     seed: int = 0
+    seeded: bool = False
+    """The creator chose the seed: the game is reproducible by anyone, so it may show it.
+    A server-drawn seed stays secret until the game ends (it would predict the draws)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +77,14 @@ class Game:
     elapsed_final_ms: int | None = None
     loss: Loss | None = None
     created_at: float = field(default_factory=time.time)
+    version: int = 0
+    """Counts every stored change (moves, undos, the assisted mark); a change commits only
+    if the stored game is still at the version it was computed from."""
+    undos: int = 0
+    """Undos so far: what an engine learned at an earlier position of the same ``undos``
+    still holds, whatever other processes played since."""
+    player_hash: str = ""
+    """SHA-256 of the player's token; moves need the token, spectators only read."""
 
     @classmethod
     def new(cls, game_id: str, rules: Rules) -> Game:
@@ -95,6 +106,11 @@ class Game:
         return int(((now or time.time()) - self.started_at) * 1000)
 
     @property
+    def seed_shown(self) -> bool:
+        """The seed is public once the game is over, or from the start when it was chosen."""
+        return self.rules.seeded or self.status != "playing"
+
+    @property
     def undo_allowed(self) -> bool:
         """Undo is offered after a loss and in a debug game."""
         return self.moves > 0 and (self.status == "lost" or self.rules.debug)
@@ -112,7 +128,14 @@ class Step:
         rows = [list(r) for r in game.rows]
         for x, y, ch in self.cells:
             rows[y][x] = ch
-        return replace(self.before, rows=tuple("".join(r) for r in rows), assisted=True)
+        return replace(
+            self.before,
+            rows=tuple("".join(r) for r in rows),
+            assisted=True,
+            version=game.version,
+            undos=game.undos + 1,
+            player_hash=game.player_hash,
+        )
 
 
 def _neighbours(x: int, y: int, width: int, height: int) -> Iterable[Cell]:
@@ -136,11 +159,19 @@ class Referee:
     ) -> None:
         self.engine = KnowledgeEngine(encoding)
         self.counter = LayoutCounter()
+        self._undos = 0  # the game's undo count the engines learned under
         self.budget_s = budget_s
         self.timeouts = 0
         """Moves answered after the budget ran out (the fairness fallback applied)."""
         self.fallback_layouts = 0
         """Layouts drawn by the SAT fallback (consistent, not exactly uniform)."""
+
+    def sync(self, game: Game) -> None:
+        """Forgets what the engines learned if ``game`` was undone since (here or in
+        another process): certainties only carry forward, never across an undo."""
+        if game.undos != self._undos:
+            self.engine.forget()
+            self._undos = game.undos
 
     # ------------------------------------------------------------------ moves
     def apply(self, game: Game, move: Move) -> tuple[Game, Step]:
@@ -156,6 +187,7 @@ class Referee:
             )
         if game.status != "playing":
             raise IllegalMoveError(f"the game is over ({game.status})")
+        self.sync(game)
         rng = random.Random(f"{game.rules.seed}:{game.moves}:{move}")
         before = game
         if move.kind is MoveKind.FLAG:
@@ -178,8 +210,9 @@ class Referee:
         """Takes back the last move; the engines forget what they learned since."""
         if not game.undo_allowed:
             raise IllegalMoveError("undo is offered after a loss or in a debug game")
-        self.engine.forget()
-        return step.undo(game)
+        undone = step.undo(game)
+        self.sync(undone)
+        return undone
 
     def _flag(self, game: Game, x: int, y: int) -> Game:
         ch = game.rows[y][x]

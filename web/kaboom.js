@@ -91,6 +91,7 @@ function applyGame(game) {
   setClock(game);
   ui.status.dataset.status = game.status;
   ui.status.textContent = { playing: "Playing", won: "Won", lost: "Lost" }[game.status];
+  if (!isPlayer(game) && game.status === "playing") ui.status.textContent = "Watching";
   ui.face.dataset.face = game.status;
   showBadges(game);
   if (game.status !== "playing" && store.recordResult(game)) showStats();
@@ -99,8 +100,10 @@ function applyGame(game) {
 
   ui.undo.disabled = !undoAllowed(game);
   ui.share.disabled = false;
-  ui.sameBoard.disabled = false;
+  // A server-drawn seed is secret until the game ends: only then can it be replayed.
+  ui.sameBoard.disabled = game.seedText === null;
   ui.sameBoard.setAttribute("hx-vals", JSON.stringify(sameBoardValues(game)));
+  el.dataset.role = isPlayer(game) ? "player" : "spectator";
 
   if (game.debug && game.status === "playing") refreshAnalysis(game);
   else {
@@ -212,6 +215,10 @@ function say(text, { error = false, sticky = false } = {}) {
 function enqueue(request) {
   const game = state.game;
   if (!game) return;
+  if (!isPlayer(game)) {
+    say("You are watching this game: only its player can move.", { sticky: true });
+    return;
+  }
   state.seq++;
   state.inflight++;
   state.queue = state.queue.then(async () => {
@@ -225,6 +232,12 @@ function enqueue(request) {
       state.inflight--;
     }
   });
+}
+
+/** True when this browser holds the game's player token (it started the game, or opened
+ * the player's link); otherwise the page only watches. */
+function isPlayer(game) {
+  return store.tokenOf(game.id) !== null;
 }
 
 function playing() {
@@ -372,6 +385,7 @@ function defineHtmxExtension() {
     if (xhr.status === 201 || xhr.status === 200) {
       ui.formError.hidden = true;
       const game = api.parseGame(xhr.responseText);
+      store.saveToken(game.id, game.player_token);
       store.ownGame(game.id);
       // The first game of a visit replaces "/" (or a dead link) in the history, so Back
       // never lands on an address that would start yet another game.
@@ -506,8 +520,18 @@ function gameIdFromPath() {
   return match ? decodeURIComponent(match[1]) : null;
 }
 
+/** A player's link (`/games/<id>#player=<token>`) hands the game to this browser; the
+ * fragment never reaches the server, and is removed from the address at once. */
+function takePlayerLink(id) {
+  const match = /^#player=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (!id || !match) return;
+  store.saveToken(id, match[1]);
+  history.replaceState(history.state, "", location.pathname + location.search);
+}
+
 async function openFromLocation() {
   const id = gameIdFromPath();
+  takePlayerLink(id);
   if (!id) {
     actions.newGame();
     return;
@@ -530,7 +554,7 @@ async function share() {
   const url = `${location.origin}/games/${encodeURIComponent(state.game.id)}`;
   try {
     await navigator.clipboard.writeText(url);
-    say("Link copied.");
+    say("Link copied: others can watch with it, only you can move.");
   } catch {
     window.prompt("Copy this game's link:", url);
   }

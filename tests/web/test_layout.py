@@ -12,7 +12,8 @@ from tests.web.pagekit import board_rows, cell, click_cell, new_game, wait_for_m
 
 def test_page_at_360_px(browser: Browser, server: Server) -> None:
     context = browser.new_context(base_url=server.url, viewport={"width": 360, "height": 740},
-                                  has_touch=True, is_mobile=True, device_scale_factor=2)
+                                  has_touch=True, is_mobile=True, device_scale_factor=2,
+                                  bypass_csp=True)
     page = context.new_page()
     try:
         page.goto("/")
@@ -78,7 +79,7 @@ def test_a_move_patches_only_the_cells_that_changed(page: Page, server: Server) 
 def test_spectating_a_game_played_elsewhere(page: Page, server: Server) -> None:
     game = server.post("/api/games", {"width": 16, "height": 16, "mines": 40, "seed": 5})
     gid = game["id"]
-    page.goto(f"/games/{gid}")
+    page.goto(server.player_path(gid))  # the player on a second device: it watches and moves
     page.wait_for_selector(f'#board[data-game-id="{gid}"]')
     page.evaluate("window.__sameDocument = true")
     page.wait_for_timeout(300)  # let the long poll go out
@@ -132,7 +133,7 @@ def test_invalid_custom_size_is_refused_with_the_reason(page: Page) -> None:
 def test_a_note_never_moves_the_board(browser: Browser, server: Server) -> None:
     """A hint appearing (or fading) must not shift the cells under the pointer or finger."""
     for viewport in ({"width": 360, "height": 740}, {"width": 1280, "height": 900}):
-        context = browser.new_context(base_url=server.url, viewport=viewport)
+        context = browser.new_context(base_url=server.url, viewport=viewport, bypass_csp=True)
         page = context.new_page()
         try:
             page.goto("/")
