@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up Kaboom in ./.venv: Python packages (editable install) and htmx from npm.
+# Sets up Kaboom in ./.venv: Python packages (editable install).
 # With --system it also installs the Debian packages the test suite drives
 # (Chromium, Xvfb, sgt-puzzles), when they are missing and we may use apt-get.
 set -euo pipefail
@@ -10,7 +10,6 @@ if [[ "${1:-}" == "--system" ]]; then
   for pkg in chromium xvfb sgt-puzzles xdotool x11-utils fonts-dejavu-core; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
-  command -v npm >/dev/null || need+=(nodejs npm)
   if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
       echo "setup: need root to install: ${need[*]}" >&2; exit 1
@@ -26,8 +25,3 @@ PY=${PYTHON:-python3}
 [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null
 .venv/bin/python -m pip install -q -e '.[test]'
-if command -v npm >/dev/null; then
-  npm ci --silent --no-audit --no-fund >/dev/null
-else
-  echo "setup: npm not found; the page will load without htmx" >&2
-fi

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -10,8 +9,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from solver.knowledge import CountEncoding
 
 __all__ = ["Settings"]
-
-_ROOT = Path(__file__).resolve().parent.parent
 
 
 class Settings(BaseSettings):
@@ -31,8 +28,6 @@ class Settings(BaseSettings):
     sqlite_synchronous: Literal["OFF", "NORMAL", "FULL"] = "NORMAL"
     """WAL + NORMAL keeps every answered move across a crash or kill of the server; FULL
     also survives an OS crash or power loss, at an fsync per move (see the README)."""
-    web_dir: Path = _ROOT / "web"
-    vendor_dir: Path = _ROOT / "node_modules"
     long_poll_max_s: float = 30.0
     cached_games: int = 256
     """Games whose engines stay warm in memory."""
