@@ -15,7 +15,7 @@ RUN useradd --system --uid 10001 --user-group --no-create-home kaboom \
  && install -d -o kaboom -g kaboom /data
 RUN --mount=type=bind,from=build,source=/dist,target=/dist \
     --mount=type=cache,target=/root/.cache/pip \
-    pip install /dist/kaboom-*.whl
+    pip install --only-binary=:all: /dist/kaboom-*.whl
 USER kaboom
 WORKDIR /data
 ENV KABOOM_DB=/data/kaboom.db

@@ -23,11 +23,11 @@ class Settings(BaseSettings):
     analysis_budget_s: float = 3.0
     """Time the analysis endpoint may spend on exact probabilities."""
     count_encoding: CountEncoding = CountEncoding.TOTALIZER
-    """How the mine count is encoded; the totalizer won the README's benchmark (equal on
-    Expert, a third lower reveal p99 and a quarter of the worst case on 200x200)."""
+    """How the mine count is encoded; the totalizer won the reveal benchmark (docs/benchmarks.md:
+    equal on Expert, a third lower reveal p99 and a quarter of the worst case on 200x200)."""
     sqlite_synchronous: Literal["OFF", "NORMAL", "FULL"] = "NORMAL"
     """WAL + NORMAL keeps every answered move across a crash or kill of the server; FULL
-    also survives an OS crash or power loss, at an fsync per move (see the README)."""
+    also survives an OS crash or power loss, at an fsync per move (docs/benchmarks.md)."""
     long_poll_max_s: float = 30.0
     cached_games: int = 256
     """Games whose engines stay warm in memory."""

@@ -1,4 +1,4 @@
-"""Wire models: the JSON the API accepts and returns (``../shared/spec/api.md``).
+"""Wire models: the JSON the API accepts and returns (``docs/api.md``).
 
 Inputs are strict: a string where a number belongs is a 422, not a guess.
 """
