@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -10,8 +9,6 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from solver.knowledge import CountEncoding
 
 __all__ = ["Settings"]
-
-_ROOT = Path(__file__).resolve().parent.parent
 
 
 class Settings(BaseSettings):
@@ -28,13 +25,11 @@ class Settings(BaseSettings):
     analysis_budget_s: float = 3.0
     """Time the analysis endpoint may spend on exact probabilities."""
     count_encoding: CountEncoding = CountEncoding.TOTALIZER
-    """How the mine count is encoded; the totalizer won the README's benchmark (equal on
-    Expert, a third lower reveal p99 and a quarter of the worst case on 200x200)."""
+    """How the mine count is encoded; the totalizer won the reveal benchmark (docs/benchmarks.md:
+    equal on Expert, a third lower reveal p99 and a quarter of the worst case on 200x200)."""
     sqlite_synchronous: Literal["OFF", "NORMAL", "FULL"] = "NORMAL"
     """WAL + NORMAL keeps every answered move across a crash or kill of the server; FULL
-    also survives an OS crash or power loss, at an fsync per move (see the README)."""
-    web_dir: Path = _ROOT / "web"
-    vendor_dir: Path = _ROOT / "node_modules"
+    also survives an OS crash or power loss, at an fsync per move (docs/benchmarks.md)."""
     long_poll_max_s: float = 30.0
     long_poll_interval_s: float = 0.05
     """How often a process looks for changes other processes made to watched games."""

@@ -208,23 +208,20 @@ CSP = "; ".join(
 class SecurityHeaders:
     """ASGI middleware: the headers a public page needs on every answer."""
 
-    def __init__(self, app: ASGIApp, csp: str = CSP, exempt: Sequence[str] = ()) -> None:
+    def __init__(self, app: ASGIApp, csp: str = CSP) -> None:
         self.app = app
         self.headers = [
             (b"x-content-type-options", b"nosniff"),
             (b"referrer-policy", b"no-referrer"),
             (b"x-frame-options", b"DENY"),
         ]
-        self.csp = (b"content-security-policy", csp.encode())
-        self.exempt = tuple(exempt)
+        self.headers.append((b"content-security-policy", csp.encode()))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = list(self.headers)
-        if not (self.exempt and scope["path"].startswith(self.exempt)):
-            extra.append(self.csp)
+        extra = self.headers
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

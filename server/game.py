@@ -1,4 +1,4 @@
-"""The cruel-but-fair rules: what happens on a click (``../shared/spec/rules.md``).
+"""The cruel-but-fair rules: what happens on a click (``docs/rules.md``).
 
 A :class:`Game` is a value: the rules chosen before play plus what the player has seen.
 No layout is stored.  When a click needs mines, :class:`Referee` asks the SAT engine what

@@ -12,9 +12,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.responses import JSONResponse
 
+from server.assets import add_asset_routes
 from server.config import Settings
 from server.edge import BodyGuard, CreateLimiter, SecurityHeaders, validation_error
 from server.errors import (
@@ -84,6 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Cruel-but-fair Minesweeper: mines are decided when a click needs them.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # served by add_asset_routes from local files
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.service = service
@@ -96,7 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Outermost first: headers on every answer, including the guard's refusals.
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
-    app.add_middleware(SecurityHeaders, exempt=("/docs", "/redoc"))
+    app.add_middleware(SecurityHeaders)
     app.add_exception_handler(RequestValidationError, validation_error)
 
     @app.exception_handler(KaboomError)
@@ -116,23 +118,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         return JSONResponse({"detail": "internal error; the game was not changed"}, 500)
 
-    index = settings.web_dir / "index.html"
-
-    @app.get("/", include_in_schema=False)
-    @app.get("/games/{game_id}", include_in_schema=False)
-    async def page(game_id: str | None = None) -> Response:
-        if not index.exists():
-            return JSONResponse({"detail": "the page is not built"}, status_code=404)
-        return FileResponse(index, headers={"Cache-Control": "no-cache"})
-
-    htmx = settings.vendor_dir / "htmx.org" / "dist" / "htmx.min.js"
-
-    @app.get("/vendor/htmx.min.js", include_in_schema=False)
-    async def vendor_htmx() -> Response:
-        if not htmx.exists():
-            return JSONResponse({"detail": "htmx is not installed: run `npm ci`"}, 404)
-        return FileResponse(htmx, media_type="text/javascript")
-
-    if settings.web_dir.is_dir():
-        app.mount("/static", StaticFiles(directory=settings.web_dir), name="static")
+    add_asset_routes(app)
     return app

@@ -7,7 +7,7 @@ Bailleux-Boufkhad totalizer or Minicard's native AtMost constraints (selectable,
 :class:`CountEncoding`).  The outside cells (next to no number) are one class whose
 mines are only counted, never enumerated.
 
-Three things keep it fast on large boards (measured, see the README):
+Three things keep it fast on large boards (measured, see docs/benchmarks.md):
 
 * cells decided earlier are folded into the numbers and the count, never re-encoded;
 * the cells are classified with the per-number clauses alone first; the count

@@ -1,4 +1,4 @@
-// The JSON API (docs: docs/api.md, live: /docs), wrapped in small async functions.
+// The JSON API (docs/api.md; live: /docs), wrapped in small async functions.
 // Every answer is parsed by parseGame so the 63-bit seed survives: JavaScript numbers hold
 // only 53 bits, so the seed is also kept as the digits the server sent.  Requests that
 // change a game carry its player token, which this browser keeps (store.js).

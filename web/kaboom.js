@@ -595,7 +595,7 @@ function start() {
   });
 
   if (!window.htmx) {
-    ui.status.textContent = "htmx is missing: run `npm ci` in the project, then reload.";
+    ui.status.textContent = "htmx did not load (/static/vendor/htmx.min.js): reload the page.";
     return;
   }
   defineHtmxExtension();

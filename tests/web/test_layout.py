@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from playwright.sync_api import Browser, Page, expect
@@ -98,14 +99,16 @@ def test_spectating_a_game_played_elsewhere(page: Page, server: Server) -> None:
     assert server.game(gid)["board"][covered[1]][covered[0]] == "?"
 
 
-def test_htmx_comes_from_the_pinned_npm_package(page: Page) -> None:
-    pinned = json.loads((ROOT / "package.json").read_text())["dependencies"]["htmx.org"]
-    lock = json.loads((ROOT / "package-lock.json").read_text())
-    assert lock["packages"]["node_modules/htmx.org"]["version"] == pinned
-    assert not list((ROOT / "web").glob("htmx*"))  # not a copy in the repo
+def test_htmx_is_the_vendored_pinned_file(page: Page) -> None:
+    vendor = ROOT / "web" / "vendor"
+    record = json.loads((vendor / "vendored.json").read_text())["htmx.min.js"]
+    served = page.request.get("/static/vendor/htmx.min.js")
+    assert served.ok and served.headers["content-type"].startswith("text/javascript")
+    assert hashlib.sha256(served.body()).hexdigest() == record["sha256"]
+    assert (vendor / record["license_file"]).read_text().startswith("Zero-Clause BSD")
     page.goto("/")
     page.wait_for_selector("#board[data-game-id]")
-    assert page.evaluate("window.htmx.version") == pinned
+    assert page.evaluate("window.htmx.version") == record["version"]
 
 
 def test_invalid_custom_size_is_refused_with_the_reason(page: Page) -> None:
