@@ -48,3 +48,19 @@ class Settings(BaseSettings):
     """Unfinished games with no move for this long are deleted as abandoned."""
     expiry_interval_s: float = 3600.0
     """How often each process runs the expiry (0 turns it off)."""
+    cache_mb: int = 256
+    """Memory (estimated) all games' solver caches share; past it the least recently used
+    entries go, cold games first.  Nothing correct depends on a cache."""
+    game_cache_mb: int = 64
+    """Memory (estimated) one game's solver caches may hold."""
+    cached_cells: int = 2_000_000
+    """Decided cells the warm engines remember in total (about 100 bytes each); past it
+    the least recently used games' engines are dropped and rebuilt from the board."""
+    solver_threads: int = 2
+    """Moves and analyses computed at once; they run on their own threads, so the thread
+    pool that serves everything else is never exhausted by slow games.  The solver is
+    mostly Python, which holds the GIL: threads beyond the cores only slow each other."""
+    queued_moves: int = 4
+    """Moves of one game that may wait behind the one being computed; more get a 503."""
+    queued_total: int = 64
+    """Moves of all games that may wait for a solver thread; more get a 503."""

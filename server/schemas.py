@@ -205,5 +205,5 @@ class AnalysisOut(BaseModel):
             complete=k.complete,
             safe=len(k.safe),
             mines=len(k.mines),
-            unknown=len(k.unknown) + len(k.unresolved),
+            unknown=k.unknown_count + len(k.unresolved),
         )

@@ -21,11 +21,13 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from server.admission import Gate
 from server.config import Settings
 from server.errors import ConflictError, MissingTokenError, NotPlayerError
 from server.game import Game, Referee, Rules, Step
 from server.store import GameStore
 from solver.budget import Budget
+from solver.cache import CachePool
 from solver.errors import BudgetExceededError, IllegalMoveError
 from solver.knowledge import Knowledge
 from solver.position import Move
@@ -68,17 +70,24 @@ class GameService:
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._guard = threading.Lock()
         self.watcher = Watcher(store, settings.long_poll_interval_s)
+        self.pool = CachePool(settings.cache_mb << 20)
+        self.gate = Gate(settings.solver_threads, settings.queued_moves, settings.queued_total)
 
     def _session(self, game_id: str) -> _Session:
         with self._guard:
             s = self._sessions.get(game_id)
             if s is None:
-                s = _Session(
-                    Referee(self.settings.count_encoding, self.settings.move_budget_s),
-                    threading.Lock(),
+                referee = Referee(
+                    self.settings.count_encoding,
+                    self.settings.move_budget_s,
+                    cache_bytes=self.settings.game_cache_mb << 20,
+                    pool=self.pool,
                 )
+                s = _Session(referee, threading.Lock())
                 self._sessions[game_id] = s
-                while len(self._sessions) > self.settings.cached_games:
+                while len(self._sessions) > self.settings.cached_games or (
+                    len(self._sessions) > 1 and self._known_cells() > self.settings.cached_cells
+                ):
                     old_id, old = self._sessions.popitem(last=False)
                     if old.lock.locked():  # in use: keep it
                         self._sessions[old_id] = old
@@ -86,6 +95,9 @@ class GameService:
             else:
                 self._sessions.move_to_end(game_id)
             return s
+
+    def _known_cells(self) -> int:
+        return sum(len(s.referee.engine.known) for s in self._sessions.values())
 
     # ------------------------------------------------------------------ games
     def create(self, rules: Rules) -> tuple[Game, str]:
@@ -139,11 +151,20 @@ class GameService:
                     return new
             raise ConflictError("the game kept changing under this move; try again")
 
-    def play(self, game_id: str, move: Move, token: str | None) -> Game:
+    def authorize(self, game_id: str, token: str | None) -> None:
+        """Raises unless ``token`` is the game's player token: checked before a request
+        queues for the game's solver turn, so that watchers cannot crowd the player out."""
+        self.check_player(self.store.get(game_id), token)
+
+    def play(
+        self, game_id: str, move: Move, token: str | None, budget: Budget | None = None
+    ) -> Game:
+        """Plays ``move``; ``budget`` (default: the move budget from now) bounds it all."""
+        budget = budget or Budget(self.settings.move_budget_s)
         return self._change(
             game_id,
             token,
-            lambda referee, game: referee.apply(game, move),
+            lambda referee, game: referee.apply(game, move, budget),
             lambda before, after, step: self.store.commit_move(before, after, step),  # type: ignore[arg-type]
         )
 
@@ -171,21 +192,26 @@ class GameService:
             game_id, token, compute, lambda before, after, _: self.store.commit(before, after)
         )
 
-    def analyse(self, game_id: str, token: str | None) -> tuple[Game, Analysis]:
-        """The analysis of the player's game; marks it assisted."""
+    def analyse(
+        self, game_id: str, token: str | None, budget: Budget | None = None
+    ) -> tuple[Game, Analysis]:
+        """The analysis of the player's game; marks it assisted.  ``budget`` (default:
+        the analysis budget from now) covers the classification and the probabilities
+        together, and leaves 30 % for building the answer (1.3 MB of JSON at 256x256)."""
+        budget = (budget or Budget(self.settings.analysis_budget_s)).share(0.7)
         game = self._mark_assisted(game_id, token)
         session = self._session(game_id)
         with session.lock:
             referee = session.referee
             referee.sync(game)
             position = game.position
-            knowledge = referee.engine.classify(position, Budget(self.settings.analysis_budget_s))
+            knowledge = referee.engine.classify(position, budget.share(0.5))
             rows: list[list[float | None] | None]
             try:
                 probs = probabilities(
                     position,
                     known=referee.engine.known,
-                    budget=Budget(self.settings.analysis_budget_s),
+                    budget=budget,
                     counter=referee.counter,
                 )
                 rows = [

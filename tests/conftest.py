@@ -71,9 +71,13 @@ def client(tmp_path: Path) -> Iterator[PlayerClient]:
 class LiveServer:
     """A real ``kaboom serve`` process on a free port."""
 
-    def __init__(self, db: Path | str, port: int | None = None, workers: int = 1) -> None:
+    def __init__(
+        self, db: Path | str, port: int | None = None, workers: int = 1, **settings: object
+    ) -> None:
+        """``settings`` are :class:`Settings` fields, passed as ``KABOOM_*`` variables."""
         self.db = db
         self.workers = workers
+        self.env = {f"KABOOM_{k.upper()}": str(v) for k, v in settings.items()}
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
@@ -94,7 +98,7 @@ class LiveServer:
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
         )
         deadline = time.monotonic() + 90  # several workers on a busy machine start slowly
         while time.monotonic() < deadline:

@@ -77,10 +77,16 @@ class Spread:
         self._lock = threading.Lock()
 
     def move(self, kind: str, x: int, y: int, on: int | None = None) -> httpx.Response:
+        """Sends a move; a 503 (the game's queue is full, nothing changed) is sent again,
+        as its Retry-After asks."""
         with self._lock:
             i = self._turn if on is None else on
             self._turn = (i + 1) % len(self.clients)
-        return self.clients[i].post(f"/api/games/{self.gid}/{kind}", json={"x": x, "y": y})
+        while True:
+            r = self.clients[i].post(f"/api/games/{self.gid}/{kind}", json={"x": x, "y": y})
+            if r.status_code != 503:
+                return r
+            time.sleep(0.05)
 
     def undo(self, on: int) -> httpx.Response:
         return self.clients[on].post(f"/api/games/{self.gid}/undo")

@@ -1,18 +1,25 @@
 """The JSON API. Each route parses, calls the service, returns a schema.
 
-Moves are plain ``def``: FastAPI runs them in its thread pool, so a long solver call
-never blocks the event loop (and the SAT calls release the GIL).  Anyone with a game's
-id may read it; changing it needs the player's token, returned once at creation.
+Anyone with a game's id may read it; changing it needs the player's token, returned
+once at creation.  Moves, undo and analysis go through the service's
+:class:`~server.admission.Gate` once the token is checked: one at a time per game, on
+solver threads of their own, so a slow game never holds the threads or the event loop
+that serve other games.  Their answers are rendered to JSON on that thread too (an
+analysis of 256x256 is 1.3 MB; validating and encoding it on the event loop delayed
+every other request).
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, status
+from fastapi import APIRouter, Query, Request, Response, status
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from server.deps import GameId, PlayerToken, ServiceDep
 from server.schemas import AnalysisOut, CellIn, CreatedGameOut, GameOut, MovesOut, NewGame
+from solver.budget import Budget
 from solver.position import Move, MoveKind
 
 __all__ = ["router"]
@@ -68,8 +75,16 @@ def moves(game_id: GameId, service: ServiceDep) -> MovesOut:
 
 
 def _move(kind: MoveKind):  # type: ignore[no-untyped-def]
-    def play(game_id: GameId, body: CellIn, service: ServiceDep, token: PlayerToken) -> GameOut:
-        return GameOut.of(service.play(game_id, Move(kind, body.x, body.y), token))
+    async def play(
+        game_id: GameId, body: CellIn, service: ServiceDep, token: PlayerToken
+    ) -> Response:
+        move = Move(kind, body.x, body.y)
+        await run_in_threadpool(service.authorize, game_id, token)
+
+        def run(budget: Budget) -> Response:
+            return _json(GameOut.of(service.play(game_id, move, token, budget)))
+
+        return await service.gate.run(game_id, service.settings.move_budget_s, run)
 
     return play
 
@@ -89,14 +104,25 @@ for _kind, _summary in [
     )
 
 
-@router.post("/games/{game_id}/undo", responses=_ERRORS)
-def undo(game_id: GameId, service: ServiceDep, token: PlayerToken) -> GameOut:
+@router.post("/games/{game_id}/undo", responses=_ERRORS, response_model=GameOut)
+async def undo(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
     """Takes back the last move (after a loss, or in a debug game); marks it assisted."""
-    return GameOut.of(service.undo(game_id, token))
+    await run_in_threadpool(service.authorize, game_id, token)
+    return await service.gate.run(
+        game_id, None, lambda _: _json(GameOut.of(service.undo(game_id, token)))
+    )
 
 
-@router.get("/games/{game_id}/analysis", responses=_ERRORS)
-def analysis(game_id: GameId, service: ServiceDep, token: PlayerToken) -> AnalysisOut:
+@router.get("/games/{game_id}/analysis", responses=_ERRORS, response_model=AnalysisOut)
+async def analysis(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
     """Every covered cell's status and exact probability; marks the game assisted."""
-    _, result = service.analyse(game_id, token)
-    return AnalysisOut.of(result)
+    await run_in_threadpool(service.authorize, game_id, token)
+
+    def run(budget: Budget) -> Response:
+        return _json(AnalysisOut.of(service.analyse(game_id, token, budget)[1]))
+
+    return await service.gate.run(game_id, service.settings.analysis_budget_s, run)
+
+
+def _json(model: BaseModel) -> Response:
+    return Response(model.model_dump_json(), media_type="application/json")
