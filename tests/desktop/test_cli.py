@@ -42,4 +42,4 @@ def test_cli_rejects_an_unknown_game() -> None:
                            "--xvfb"], capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 2
-    assert "known games: kaboom-page, sgt-mines" in proc.stderr
+    assert "known games: gnome-mines, kaboom-page, sgt-mines" in proc.stderr
