@@ -205,10 +205,12 @@ class DesktopSession:
                 time.sleep(0.05)
         self.process = self.profile.launch(gid, self.display)
         if self.process is None:
-            raise WindowNotFoundError(f"{self.profile.name} cannot be launched; start it first")
+            raise WindowNotFoundError(
+                f"no window matches {self.profile.window_pattern!r} and {self.profile.name} "
+                "cannot be launched without a game id; start it first or pass --game-id")
         self.window = self.profile.find_window(self.screen, timeout=15)
 
-    def _await_board(self, timeout: float = 15.0) -> Position:
+    def _await_board(self, timeout: float = 30.0) -> Position:
         """Waits until the window shows a readable, unfinished board at a steady place
         (pages reflow while they load or hide a banner); locates its grid."""
         deadline = time.monotonic() + timeout
