@@ -25,6 +25,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from bots.desktop.grid import Grid, GridNotFoundError
 from bots.desktop.input import Button, Pointer
 from bots.desktop.profile import LOST, PLAYING, WON, Profile, UnreadableCellError
@@ -282,7 +284,12 @@ class DesktopSession:
             time.sleep(self.stable_gap)
 
     def relocate(self) -> object:
-        """Finds the window and the board again (same size only); returns the capture."""
+        """Finds the window and the board again; returns the capture.
+
+        A board found elsewhere replaces the old one only if it has the same size and
+        reads where the old place no longer does (a half-painted frame is no reason to
+        move).
+        """
         assert self.window is not None and self.grid is not None
         self.window = self.screen.refresh(self.window)
         image = self.screen.capture_window(self.window)
@@ -290,7 +297,9 @@ class DesktopSession:
             grid = self.profile.find_grid(image)
         except GridNotFoundError:
             return image
-        if grid.size == self.grid.size and grid != self.grid:
+        old = self.grid
+        if grid.size == old.size and grid != old and _reads(self.profile, image, grid) \
+                and not _reads(self.profile, image, old):
             log.info("board moved: %s -> %s", self.grid, grid)
             self.grid = grid
         return image
@@ -480,6 +489,14 @@ class DesktopSession:
             self.pointer.move(self.window.x + 2, self.window.y + 2)
             self.relocate()
             return self.read(timeout=10.0)
+
+
+def _reads(profile: Profile, image: np.ndarray, grid: Grid) -> bool:
+    try:
+        profile.read(image, grid)
+    except UnreadableCellError:
+        return False
+    return True
 
 
 def _zeros_closed(rows: list[str]) -> bool:

@@ -5,7 +5,8 @@ Written against docs/desktop.md's override points only, as another package would
 The look is GNOME Mines' default theme (``bgcolors``): covered squares are flat grey
 rounded tiles on a lighter background, open squares a lighter flat grey, and a number
 is told by its square's colour (the digit itself is the same dark grey for all).  After
-a loss the other mines sit on dark grey squares and the one stepped on is red.  The
+a loss the other mines sit on dark grey squares, the one stepped on is a red star and
+a flag with no mine under it sits on a red square.  The
 game is launched with its own settings file, so it opens the chosen size in a window
 large enough to read, without animations or question marks, whatever the user set.
 
@@ -24,7 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from bots.desktop.grid import Grid
+from bots.desktop.grid import Grid, find_grid
 from bots.desktop.input import Pointer
 from bots.desktop.look import RGB, CellLook
 from bots.desktop.profile import Profile
@@ -58,6 +59,7 @@ class GnomeMines(Profile):
     }
     _MINE_SQUARE = _hex("#888a85")  # a mine not stepped on, after a loss
     _HOVERED = (211, 215, 207)  # a covered square under the pointer
+    _BACKGROUND = (246, 245, 244)  # the window, between the squares
 
     def __init__(self) -> None:
         super().__init__()
@@ -95,6 +97,14 @@ class GnomeMines(Profile):
                  grid: Grid | None) -> None:
         pointer.key("Control_L", "n")
 
+    def find_grid(self, image: np.ndarray) -> Grid:
+        # Open squares are barely darker than the gaps between squares, so a board
+        # that is mostly open has faint lines: look at a two-tone copy first (the
+        # window's background white, everything else black).
+        background = np.asarray(self._BACKGROUND, dtype=np.int16)
+        off = np.abs(image[..., :3].astype(np.int16) - background).sum(axis=2) > 12
+        return find_grid(np.where(off[..., None], 0, 255).astype(np.uint8))
+
     def mine_count(self, game_id: str | None, width: int, height: int) -> int:
         for w, h, mines in _PRESETS.values():
             if (w, h) == (width, height):
@@ -105,8 +115,10 @@ class GnomeMines(Profile):
     def classify(self, look: CellLook) -> str | None:
         if self.near(look.surface, self._MINE_SQUARE, 20):
             return "*" if look.ink.get("ink", 0.0) > 0.05 else None
+        if self.near(look.surface, self.palette["red"], 40):
+            return "!"  # a flag on a square with no mine, after a loss
         if look.ink.get("red", 0.0) > 0.05:
-            return "X"
+            return "X"  # the mine that was stepped on
         if self.is_covered(look) or self.near(look.surface, self._HOVERED, 8):
             if look.ink_share < 0.05:
                 return "#"
