@@ -337,6 +337,19 @@ class DesktopSession:
             return f"the board is covered by {above[0].name!r}", own
         return None
 
+    def _follow(self) -> None:
+        """Follows a moved window; raises :class:`BoardHiddenError` if the board left the
+        screen or the window changed size (the board must be found again)."""
+        assert self.window is not None
+        window = self.screen.refresh(self.window)
+        if (window.width, window.height) != (self.window.width, self.window.height):
+            raise BoardHiddenError("stopped clicking: the window changed size")
+        self.window = window
+        x0, y0, x1, y1 = self.board_rect()
+        width, height = self.screen.size
+        if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
+            self.check_board()  # waits, then says why
+
     def check_board(self, patience: float | None = None) -> None:
         """Waits up to ``patience`` seconds for the board to be whole on the screen and
         uncovered; raises :class:`BoardHiddenError` with the reason if it is not."""
@@ -368,14 +381,21 @@ class DesktopSession:
         cx, cy = self.grid.centre(x, y)
         return self.window.x + cx, self.window.y + cy
 
-    def click(self, move: Move) -> None:
-        """Clicks one move, keeping to the speed limit, once the board is seen to be
-        where it was read and uncovered (:meth:`check_board`)."""
+    def click(self, move: Move, first: bool = True) -> None:
+        """Clicks one move, keeping to the speed limit.
+
+        The first click of a batch waits for the board to be whole and uncovered
+        (:meth:`check_board`); every click first asks where the window is now, so a
+        moved window is followed and one that left the screen is not clicked.
+        """
         if self.speed > 0:
             wait = self._last_click + 1.0 / self.speed - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
-        self.check_board()
+        if first:
+            self.check_board()
+        else:
+            self._follow()
         button = Button.RIGHT if move.kind is MoveKind.FLAG else Button.LEFT
         self.pointer.click(*self._screen_centre(move.x, move.y), button)
         self._last_click = time.monotonic()
@@ -451,8 +471,8 @@ class DesktopSession:
                 turns += 1
                 last = (position, moves)
                 try:
-                    for move in moves:
-                        self.click(move)
+                    for n, move in enumerate(moves):
+                        self.click(move, first=n == 0)
                         clicks += 1
                     position, ok = self._verify(position, moves)
                 except BoardHiddenError as exc:
