@@ -152,8 +152,9 @@ def main() -> int:
                 for i in range(args.gnome):
                     record = session.play("big", index=i)
                     records.append(record)
-                    if record.outcome == "lost":  # every mine is drawn
-                        n, ok = _numbers_right(record.final)
+                    if record.outcome == "lost":  # every mine is drawn, once it settles
+                        time.sleep(1)
+                        n, ok = _numbers_right(session.read().rows)
                         read, right = read + n, right + ok
             rows.append(_summary("gnome-mines 30x16/99", records, (read, right)))
     if args.json:
