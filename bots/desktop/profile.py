@@ -75,6 +75,8 @@ class Calibration:
     relief: float
     open: RGB | None
     open_relief: float = 0.0
+    covered_ink: float = 0.0
+    """The ink share of a plain covered tile (a bevel's shadow may reach its middle)."""
 
 
 @dataclass(slots=True)
@@ -83,11 +85,16 @@ class _Cluster:
 
     surface: RGB
     reliefs: list[float] = field(default_factory=list)
+    inks: list[float] = field(default_factory=list)
     count: int = 0
 
     @property
     def relief(self) -> float:
         return float(np.median(self.reliefs))
+
+    @property
+    def ink(self) -> float:
+        return float(np.median(self.inks))
 
 
 def _same_surface(a: CellLook, c: _Cluster) -> bool:
@@ -186,17 +193,21 @@ class Profile(ABC):
             distinct[key][1] += 1
         if not distinct:
             raise RuntimeError(f"{self.name}: no cells to calibrate on")
+        # plain cells only: a mine, a flag or a digit is no guide to the surface.
+        # "Plain" is as inky as the commonest image, at most (a bevel's shadow may
+        # reach into a covered tile's middle).
         measured = sorted(distinct.values(), key=lambda e: -e[1])
-        # plain tiles only (a mine or a flag is no guide to the surface), unless there
-        # are none, as on a finished board where every covered cell carries a flag
-        plain = [e for e in measured if e[0].ink_share < 0.05] or measured
+        base = measured[0][0].ink_share
         clusters: list[_Cluster] = []
-        for look, n in plain:
+        for look, n in measured:
+            if look.ink_share >= base + 0.05:
+                continue
             home = next((c for c in clusters if _same_surface(look, c)), None)
             if home is None:
                 home = _Cluster(look.surface)
                 clusters.append(home)
             home.reliefs.extend([look.relief] * n)
+            home.inks.extend([look.ink_share] * n)
             home.count += n
         clusters.sort(key=lambda c: -c.count)
         covered = clusters[0]
@@ -208,7 +219,8 @@ class Profile(ABC):
         opened = next((c for c in rest if c.count >= 2), None)  # not one hovered tile
         self.calibration = Calibration(
             covered.surface, covered.relief,
-            opened.surface if opened else None, opened.relief if opened else 0.0)
+            opened.surface if opened else None, opened.relief if opened else 0.0,
+            covered.ink)
         self._memo.clear()
         return self.calibration
 
@@ -232,15 +244,16 @@ class Profile(ABC):
         surface a ``0`` or the palette digit with the most ink.  Games with mines,
         marks or coloured cells to tell apart override it.
         """
-        if self.is_covered(look):
-            return "#" if look.ink_share < 0.05 else "F"
         cal = self.calibration
+        if self.is_covered(look):
+            assert cal is not None
+            return "#" if look.ink_share < cal.covered_ink + 0.05 else "F"
         if cal is not None and cal.open is not None and not self.is_open(look):
             return None
-        if look.ink_share < 0.03:
-            return "0"
-        digits = {k: v for k, v in look.ink.items() if k in "12345678"}
-        return max(digits, key=lambda k: digits[k]) if digits else None
+        digits = {k: v for k, v in look.ink.items() if k in "12345678" and v >= 0.004}
+        if digits:  # (a small digit on a big square is a few per cent of it)
+            return max(digits, key=lambda k: digits[k])
+        return "0" if look.ink_share < 0.03 else None
 
     def read(self, image: np.ndarray, grid: Grid) -> list[str]:
         """Classifies every cell; raises :class:`UnreadableCellError` on the first doubt.

@@ -128,8 +128,8 @@ class Screen:
                 pos = win.translate_coords(self._root, 0, 0)
                 name = self._name(win)
                 wm_class = tuple(win.get_wm_class() or ())
-            except XError:
-                continue
+            except (XError, AttributeError):  # gone; or python-xlib tripping over an
+                continue                       # extension's error (RandR, from Chromium)
             found.append(Window(win.id, name, wm_class, -pos.x, -pos.y,
                                 geo.width, geo.height))
         return found
