@@ -28,7 +28,7 @@ import random
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 
 from pysat.card import ITotalizer
@@ -46,6 +46,7 @@ __all__ = [
     "KnowledgeEngine",
     "Status",
     "classify",
+    "minimal_conflict",
     "random_layout",
 ]
 
@@ -212,15 +213,17 @@ class _Sat:
         return self.top
 
     # ------------------------------------------------------------- constraints
-    def add_exactly(self, con: Constraint) -> None:
-        """Adds the binomial encoding of "exactly ``con.mines`` of ``con.cells``"."""
+    def add_exactly(self, con: Constraint, selector: int | None = None) -> None:
+        """Adds the binomial encoding of "exactly ``con.mines`` of ``con.cells``"; with a
+        ``selector``, the constraint holds only while the selector is assumed true."""
         lits = [self.var[c] for c in con.cells]
         n, k = len(lits), con.mines
+        guard = [] if selector is None else [-selector]
         for subset in itertools.combinations(lits, n - k + 1):
-            self.solver.add_clause(list(subset))
+            self.solver.add_clause([*subset, *guard])
         if k < n:
             for subset in itertools.combinations(lits, k + 1):
-                self.solver.add_clause([-v for v in subset])
+                self.solver.add_clause([*(-v for v in subset), *guard])
 
     def add_count(self, low: int, high: int) -> None:
         """Constrains the number of mines among all cell variables to ``[low, high]``."""
@@ -667,3 +670,63 @@ def random_layout(
     rest = fr.mines_left - sum(1 for v in model[: len(fr.cells)] if v > 0)
     mines.update(fr.outside_cell(i) for i in rng.sample(range(outside), rest))
     return frozenset(mines)
+
+
+def minimal_conflict(
+    cells: Iterable[Cell],
+    constraints: Sequence[Constraint],
+    claims: Sequence[Mapping[Cell, bool]],
+    count: tuple[int, int] | None = None,
+    budget: Budget | None = None,
+) -> tuple[int, tuple[int, ...]] | None:
+    """The first of the alternative ``claims`` that ``constraints`` contradict, with a
+    minimal set of them (indices, preferring early ones) that does; ``None`` when every
+    claim is consistent with all of them.
+
+    ``count``, when given, is a ``(low, high)`` range for the mines among ``cells`` that
+    holds in every query.  Each constraint gets a selector literal, so one incremental
+    solver answers every query by assumptions.  Prefixes of ``constraints`` are added
+    and tried in growing sizes, so a local reason is found (and paid for) first; the
+    solver's core prunes the set, and each constraint left is dropped in turn, latest
+    first, wherever the rest still conflicts (deletion-based minimisation: no single
+    constraint can be removed from the answer, though a different, smaller set may
+    exist).  Raises :class:`BudgetExceededError` on timeout.
+    """
+    budget = budget or Budget(None)
+    # Minicard: its native AtMost keeps the count one constraint on boards of any size.
+    with _Sat(cells, CountEncoding.NATIVE, budget) as sat:
+        bound = [] if count is None else [*sat.at_most(count[1]), *sat.at_least(count[0])]
+        lits = [[sat.var[c] if m else -sat.var[c] for c, m in claim.items()] for claim in claims]
+        sels: list[int] = []
+
+        def core(claim: list[int], chosen: list[int]) -> set[int] | None:
+            if sat.solve([*claim, *bound, *chosen]) is not None:
+                return None
+            return set(sat.solver.get_core() or [])
+
+        try:
+            found: set[int] | None = None
+            which, size = 0, 4
+            while found is None:
+                for con in constraints[len(sels) : size]:
+                    sels.append(sat._new_var())
+                    sat.add_exactly(con, sels[-1])
+                cores = ((i, core(claim, sels)) for i, claim in enumerate(lits))
+                which, found = next(((i, c) for i, c in cores if c is not None), (0, None))
+                if size >= len(constraints):
+                    break
+                size *= 2
+            if found is None:
+                return None
+            kept = [s for s in sels if s in found]
+            for s in reversed(list(kept)):
+                if s not in kept:
+                    continue  # a smaller core found on the way already left it out
+                trial = [t for t in kept if t != s]
+                smaller = core(lits[which], trial)
+                if smaller is not None:
+                    kept = [t for t in trial if t in smaller]
+        except _OutOfTime:
+            raise BudgetExceededError("no proof found within the time budget") from None
+    index = {s: i for i, s in enumerate(sels)}
+    return which, tuple(index[s] for s in kept)
