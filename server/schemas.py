@@ -10,9 +10,20 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from server.game import Game, Rules
-from server.service import Analysis
+from server.service import Analysis, Hint
+from solver.proof import Proof
 
-__all__ = ["XY", "AnalysisOut", "CellIn", "GameOut", "LossOut", "NewGame"]
+__all__ = [
+    "XY",
+    "AnalysisOut",
+    "CellIn",
+    "GameOut",
+    "HintOut",
+    "LossOut",
+    "NewGame",
+    "NumberOut",
+    "ProofOut",
+]
 
 MIN_SIDE, MAX_SIDE = 2, 256
 
@@ -157,4 +168,54 @@ class AnalysisOut(BaseModel):
             safe=len(k.safe),
             mines=len(k.mines),
             unknown=len(k.unknown) + len(k.unresolved),
+        )
+
+
+class NumberOut(BaseModel):
+    """An open number a proof uses: ``n`` at column ``x``, row ``y``."""
+
+    x: int
+    y: int
+    n: int
+
+
+class ProofOut(BaseModel):
+    """Why a covered cell is safe or a mine: a minimal set of open numbers (and the total
+    mine count, when it is needed) that leaves it no other value."""
+
+    x: int
+    y: int
+    mine: bool
+    numbers: list[NumberOut]
+    count: int | None = Field(description="the board's mine count, when the proof needs it")
+    text: str = Field(description="the proof in words, cells named (column, row)")
+
+    @classmethod
+    def of(cls, proof: Proof) -> ProofOut:
+        return cls(
+            x=proof.cell[0],
+            y=proof.cell[1],
+            mine=proof.mine,
+            numbers=[NumberOut(x=c[0], y=c[1], n=n) for c, n in proof.numbers],
+            count=proof.count,
+            text=proof.text,
+        )
+
+
+class HintOut(BaseModel):
+    """What to play next: ``safe`` with a proof, ``first_click`` (any cell is safe), or
+    ``forced_guess`` with the cells of the lowest mine ``probability``."""
+
+    kind: Literal["safe", "first_click", "forced_guess"]
+    cells: list[XY]
+    proof: ProofOut | None = None
+    probability: float | None = None
+
+    @classmethod
+    def of(cls, hint: Hint) -> HintOut:
+        return cls(
+            kind=hint.kind,  # type: ignore[arg-type]
+            cells=[XY(x=x, y=y) for x, y in hint.cells],
+            proof=ProofOut.of(hint.proof) if hint.proof else None,
+            probability=hint.probability,
         )

@@ -17,12 +17,13 @@ from server.config import Settings
 from server.game import Game, Referee, Rules
 from server.store import GameStore
 from solver.budget import Budget
-from solver.errors import BudgetExceededError, IllegalMoveError
+from solver.errors import BudgetExceededError, IllegalMoveError, InvalidMoveError
 from solver.knowledge import Knowledge
-from solver.position import Move
+from solver.position import Cell, Move, Position
 from solver.probability import probabilities
+from solver.proof import Proof, prove
 
-__all__ = ["Analysis", "GameService"]
+__all__ = ["Analysis", "GameService", "Hint"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,26 @@ class Analysis:
     status: list[str]
     probability: list[list[float | None] | None]
     exact: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What to play next: a proven safe cell with its proof; on an untouched board any
+    cell (the first click is safe); else a forced guess among the ``cells`` with the
+    lowest mine ``probability`` (``None`` when it could not be computed in time)."""
+
+    kind: str  # "safe", "first_click" or "forced_guess"
+    cells: tuple[Cell, ...]
+    proof: Proof | None = None
+    probability: float | None = None
+
+
+_HINT_CANDIDATES = 8
+"""Safe cells whose proofs a hint compares, to show the shortest of them."""
+
+
+_HINT_CELLS = 32
+"""At most this many equally good guesses are named (the outside may have thousands)."""
 
 
 @dataclass(slots=True)
@@ -107,9 +128,7 @@ class GameService:
             game = self.store.get(game_id)
             if game.status != "playing":
                 raise IllegalMoveError(f"the game is over ({game.status}); nothing to analyse")
-            if not game.assisted:
-                game = replace(game, assisted=True)
-                self.store.save(game)
+            game = self._assisted(game)
             position = game.position
             referee = session.referee
             knowledge = referee.engine.classify(position, Budget(self.settings.analysis_budget_s))
@@ -133,6 +152,77 @@ class GameService:
                 rows = [None] * position.height
                 exact = False
         return game, Analysis(knowledge, knowledge.status_rows(position), rows, exact)
+
+    def proof(self, game_id: str, cell: Cell) -> tuple[Game, Proof]:
+        """The proof of a covered cell.  During a game it is assistance (the game is
+        marked assisted); after the game it is free and proves the cell in the position
+        before the last move, where the loss was decided."""
+        session = self._session(game_id)
+        with session.lock:
+            game = self.store.get(game_id)
+            if game.status == "playing":
+                position = game.position
+                game = self._assisted(game)
+            else:
+                position = self._before_last(game)
+        width, height = position.width, position.height
+        if not (0 <= cell[0] < width and 0 <= cell[1] < height):
+            raise InvalidMoveError(f"({cell[0]}, {cell[1]}) is off the {width}x{height} board")
+        return game, prove(position, cell, Budget(self.settings.analysis_budget_s))
+
+    def hint(self, game_id: str) -> tuple[Game, Hint]:
+        """A proven safe cell with the shortest proof among a few, or the best odds of a
+        forced guess; marks the game assisted."""
+        session = self._session(game_id)
+        with session.lock:
+            game = self.store.get(game_id)
+            if game.status != "playing":
+                raise IllegalMoveError(f"the game is over ({game.status}); no hint to give")
+            game = self._assisted(game)
+            position = game.position
+            if position.is_start:
+                middle = (position.width // 2, position.height // 2)
+                return game, Hint("first_click", (middle,))
+            budget = Budget(self.settings.analysis_budget_s)
+            knowledge = session.referee.engine.classify(position, budget)
+            safe = sorted(
+                (c for c in knowledge.safe if position.is_covered(*c) and position.char(*c) != "F"),
+                key=lambda c: (c[1], c[0]),
+            )
+            if safe:
+                proofs = [prove(position, c, budget) for c in safe[:_HINT_CANDIDATES]]
+                best = min(proofs, key=lambda p: (len(p.numbers), p.count is not None))
+                return game, Hint("safe", (best.cell,), best)
+            try:
+                probs = probabilities(
+                    position,
+                    known=session.referee.engine.known,
+                    budget=budget,
+                    counter=session.referee.counter,
+                )
+            except BudgetExceededError:
+                return game, Hint("forced_guess", ())
+        odds = {c: p for c, p in probs.cells.items() if position.char(*c) != "F"}
+        frontier = set(position.frontier())
+        if not game.rules.outside_guess and any(odds.get(c, 1.0) < 1.0 for c in frontier):
+            # A guess off the frontier would lose outright while the frontier has a chance.
+            odds = {c: p for c, p in odds.items() if c in frontier}
+        low = min(odds.values())
+        best = sorted((c for c, p in odds.items() if p <= low + 1e-12), key=lambda c: (c[1], c[0]))
+        return game, Hint("forced_guess", tuple(best[:_HINT_CELLS]), probability=low)
+
+    def _assisted(self, game: Game) -> Game:
+        if game.assisted:
+            return game
+        game = replace(game, assisted=True)
+        self.store.save(game)
+        return game
+
+    def _before_last(self, game: Game) -> Position:
+        """The position the last move was played on (the board before a loss showed)."""
+        if game.moves == 0:
+            return game.position
+        return self.store.last_step(game).undo(game).position
 
     async def wait_for_change(self, game_id: str, moves: int, timeout: float) -> Game:
         """Returns the game once its move count differs from ``moves`` (or at timeout)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, status
 
 from server.deps import ServiceDep
-from server.schemas import AnalysisOut, CellIn, GameOut, NewGame
+from server.schemas import MAX_SIDE, AnalysisOut, CellIn, GameOut, HintOut, NewGame, ProofOut
 from solver.position import Move, MoveKind
 
 __all__ = ["router"]
@@ -77,3 +77,25 @@ def analysis(game_id: str, service: ServiceDep) -> AnalysisOut:
     """Every covered cell's status and exact probability; marks the game assisted."""
     _, result = service.analyse(game_id)
     return AnalysisOut.of(result)
+
+
+@router.get("/games/{game_id}/proof", responses=_ERRORS)
+def proof(
+    game_id: str,
+    service: ServiceDep,
+    x: int = Query(ge=0, le=MAX_SIDE - 1, description="column, 0-based"),
+    y: int = Query(ge=0, le=MAX_SIDE - 1, description="row, 0-based"),
+) -> ProofOut:
+    """Why a covered cell is safe or a mine; 409 when it is open or undecided.  During a
+    game this marks it assisted; after the game it is free and proves the cell in the
+    position before the last move (where a loss was decided)."""
+    _, found = service.proof(game_id, (x, y))
+    return ProofOut.of(found)
+
+
+@router.get("/games/{game_id}/hint", responses=_ERRORS)
+def hint(game_id: str, service: ServiceDep) -> HintOut:
+    """A proven safe cell with its proof, or the best odds when the next click is a
+    forced guess; marks the game assisted."""
+    _, found = service.hint(game_id)
+    return HintOut.of(found)
