@@ -99,3 +99,13 @@ export async function undo(id) {
 export async function analysis(id) {
   return JSON.parse(await call("GET", `${gamePath(id)}/analysis`));
 }
+
+/** Why a covered cell is safe or a mine (during a game this marks it assisted). */
+export async function proof(id, x, y) {
+  return JSON.parse(await call("GET", `${gamePath(id)}/proof?x=${x}&y=${y}`));
+}
+
+/** A proven safe cell with its proof, or the best odds of a forced guess; marks it assisted. */
+export async function hint(id) {
+  return JSON.parse(await call("GET", `${gamePath(id)}/hint`));
+}

@@ -44,6 +44,7 @@ export class Board {
     this.cursor = { x: 0, y: 0 };
     this.proof = null;
     this.knowing = false;
+    this.marked = [];
   }
 
   /** Builds the cells for a board of the given size from scratch (a new game only). */
@@ -73,6 +74,7 @@ export class Board {
     this.rows = rows.slice();
     this.proof = null;
     this.knowing = false;
+    this.marked = [];
     const { x, y } = this.cursor;
     this.setCursor(Math.min(x, width - 1), Math.min(y, height - 1), false);
   }
@@ -86,6 +88,7 @@ export class Board {
     this.height = 0;
     this.proof = null;
     this.knowing = false;
+    this.marked = [];
     this.el.removeAttribute("aria-activedescendant");
   }
 
@@ -195,6 +198,23 @@ export class Board {
     this.proof.classList.add("proof");
   }
 
+  /**
+   * Outlines the open numbers a proof uses (class `reason`) and the cells it is about
+   * (class `hint`, or `guess` for the best odds of a forced guess); `null` clears them.
+   */
+  mark({ numbers = [], cells = [], kind = "hint" } = {}) {
+    for (const cell of this.marked) cell.classList.remove("reason", "hint", "guess");
+    this.marked = [];
+    const add = (xy, name) => {
+      const cell = this.cell(xy.x, xy.y);
+      if (!cell) return;
+      cell.classList.add(name);
+      this.marked.push(cell);
+    };
+    for (const xy of numbers) add(xy, "reason");
+    for (const xy of cells) add(xy, kind);
+  }
+
   /** Moves the keyboard cursor (the grid's active descendant). */
   setCursor(x, y, scroll = true) {
     const old = this.cells[this.cursor.y * this.width + this.cursor.x];
@@ -209,6 +229,7 @@ export class Board {
     cell.id = "cursor-cell";
     this.el.setAttribute("aria-activedescendant", "cursor-cell");
     if (scroll) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+    this.el.dispatchEvent(new CustomEvent("cursor", { detail: { x, y } }));
   }
 
   #forget(cell) {

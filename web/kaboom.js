@@ -35,6 +35,8 @@ const ui = {
   noticeRetry: $("#notice-retry"),
   noticeNew: $("#notice-new"),
   boardWrap: $("#board-wrap"),
+  hint: $("#hint"),
+  reason: $("#reason"),
 };
 const board = new Board($("#board"));
 
@@ -48,6 +50,10 @@ const state = {
   clockBase: 0, // elapsed_ms at the last answer ...
   clockAt: 0, // ... and when it arrived (performance.now())
   clockRunning: false,
+  reasonToken: 0, // the latest proof or hint request: older answers are dropped
+  marks: null, // who outlined cells on the board: "loss", "hint" or "hover"
+  lossProof: null, // { id, x, y, text } of the finished game's proof, once fetched
+  proofs: new Map(), // debug proofs by "moves:x,y" of the current game
 };
 
 const REASONS = {
@@ -78,6 +84,10 @@ function loadGame(game, { push = false } = {}) {
 function applyGame(game) {
   const previous = state.game;
   state.game = game;
+  if (!previous || previous.id !== game.id || previous.moves !== game.moves || previous.status !== game.status) {
+    clearReason();
+    if (!previous || previous.id !== game.id) state.proofs.clear();
+  }
   if (!previous || previous.id !== game.id) board.build(game.board);
   else board.update(game.board);
   const el = board.el;
@@ -96,6 +106,8 @@ function applyGame(game) {
   if (game.status !== "playing" && store.recordResult(game)) showStats();
   showBanner(game);
   board.setProof(game.status === "lost" && game.loss?.safe_cell ? game.loss.safe_cell : null);
+  if (game.status === "lost" && game.loss?.safe_cell) showLossProof(game);
+  ui.hint.disabled = game.status !== "playing";
 
   ui.undo.disabled = !undoAllowed(game);
   ui.share.disabled = false;
@@ -153,7 +165,11 @@ function showBanner(game) {
     if (loss.safe_cell) {
       const { x, y } = loss.safe_cell;
       const link = `<button type="button" class="link proof-link" data-x="${x}" data-y="${y}" title="Show this cell on the board">(${x}, ${y})</button>`;
-      html += ` <span class="proof-text">${link} was provably safe</span>: it is marked ✓ on the board.`;
+      const proof = lossProofOf(game);
+      html += ` <span class="proof-text">${link} was provably safe</span>`;
+      html += proof
+        ? `: <span class="proof-why">${escapeHtml(proof.text)}</span>. It is marked ✓ on the board, and the numbers that prove it are outlined.`
+        : ": it is marked ✓ on the board.";
     }
     if (undoAllowed(game)) html += " Undo takes the move back.";
     banner.className = "banner lost";
@@ -161,6 +177,117 @@ function showBanner(game) {
   }
   if (banner.innerHTML !== html) banner.innerHTML = html;
   banner.hidden = false;
+}
+
+// ---------------------------------------------------------------- proofs and hints
+
+/** The proof of the loss's safe cell, when it has been fetched for this game. */
+function lossProofOf(game) {
+  const p = state.lossProof;
+  const sc = game.loss?.safe_cell;
+  return p && sc && p.id === game.id && p.x === sc.x && p.y === sc.y ? p : null;
+}
+
+/** Fetches the proof of the cell a punished guess ignored (free after the game) and shows it. */
+async function showLossProof(game) {
+  const proof = lossProofOf(game);
+  if (proof) {
+    markCells("loss", { numbers: proof.numbers });
+    return;
+  }
+  const { x, y } = game.loss.safe_cell;
+  const token = ++state.reasonToken;
+  try {
+    const answer = await api.proof(game.id, x, y);
+    if (token !== state.reasonToken || state.game?.id !== game.id) return;
+    state.lossProof = { id: game.id, x, y, text: answer.text, numbers: answer.numbers };
+    showBanner(state.game);
+    markCells("loss", { numbers: answer.numbers });
+  } catch (error) {
+    if (token === state.reasonToken) showReason(`The proof could not be fetched: ${api.errorText(error)}`);
+  }
+}
+
+function markCells(owner, marks) {
+  state.marks = owner;
+  board.mark(marks);
+}
+
+function showReason(text) {
+  ui.reason.textContent = text;
+}
+
+/** Forgets the outlines and words of the last proof or hint (the board moved on). */
+function clearReason() {
+  state.reasonToken++;
+  if (state.marks) board.mark();
+  state.marks = null;
+  showReason("");
+}
+
+/** Shows one proven safe cell and its proof, or the best odds when none exists. */
+async function showHint() {
+  if (!playing()) return;
+  await state.queue; // after the moves already sent
+  const game = state.game;
+  if (!game || game.status !== "playing") return;
+  const token = ++state.reasonToken;
+  let hint;
+  try {
+    hint = await api.hint(game.id);
+  } catch (error) {
+    if (token === state.reasonToken) say(`No hint: ${api.errorText(error)}`, { error: true });
+    return;
+  }
+  if (token !== state.reasonToken || state.game?.id !== game.id || state.game.moves !== game.moves) return;
+  state.game = { ...state.game, assisted: true };
+  showBadges(state.game);
+  const names = hint.cells.map(({ x, y }) => `(${x}, ${y})`);
+  if (hint.kind === "safe") {
+    const { x, y } = hint.cells[0];
+    markCells("hint", { numbers: hint.proof.numbers, cells: hint.cells, kind: "hint" });
+    showReason(`Hint: (${x}, ${y}) is safe: ${hint.proof.text}.`);
+    board.setCursor(x, y);
+  } else if (hint.kind === "first_click") {
+    markCells("hint", { cells: hint.cells, kind: "hint" });
+    showReason(`Hint: the first click is always safe; ${names[0]} is a good start.`);
+    board.setCursor(hint.cells[0].x, hint.cells[0].y);
+  } else {
+    markCells("hint", { cells: hint.cells, kind: "guess" });
+    let text = "Hint: no cell is provably safe, so the next click is a forced guess.";
+    if (hint.probability !== null && names.length) {
+      const shown = names.length > 6 ? `${names.slice(0, 6).join(", ")} and ${names.length - 6} more` : names.join(", ");
+      text += ` The best odds: ${percent(hint.probability)} mine, at ${shown}.`;
+    }
+    showReason(text);
+    if (hint.cells.length) board.cell(hint.cells[0].x, hint.cells[0].y)?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+}
+
+/** In a debug game, the proof of a safe or mine cell under the pointer or the cursor. */
+async function explainCell(x, y) {
+  const game = state.game;
+  const cell = board.cell(x, y);
+  const k = cell?.dataset.knowledge;
+  if (!game?.debug || game.status !== "playing" || (k !== "s" && k !== "m")) {
+    if (state.marks === "hover") clearReason();
+    return;
+  }
+  const key = `${game.moves}:${x},${y}`;
+  const token = ++state.reasonToken;
+  let proof = state.proofs.get(key);
+  if (!proof) {
+    try {
+      proof = await api.proof(game.id, x, y);
+    } catch (error) {
+      if (token === state.reasonToken) showReason(`(${x}, ${y}): no proof (${api.errorText(error)})`);
+      return;
+    }
+    state.proofs.set(key, proof);
+  }
+  if (token !== state.reasonToken || state.game !== game) return;
+  markCells("hover", { numbers: proof.numbers });
+  showReason(`(${x}, ${y}) is ${proof.mine ? "a mine" : "safe"}: ${proof.text}.`);
 }
 
 function sameBoardValues(game) {
@@ -270,6 +397,9 @@ const actions = {
   newGame() {
     ui.form.requestSubmit();
   },
+  hint() {
+    showHint();
+  },
   pressing(on) {
     if (playing()) ui.face.dataset.face = on ? "pressing" : "playing";
   },
@@ -301,6 +431,11 @@ function showHover(event) {
     if (cell.dataset.p !== undefined) text += `: ${percent(Number(cell.dataset.p))} mine`;
   }
   ui.hover.textContent = text;
+  if (state.game?.debug && (xy.x !== showHover.x || xy.y !== showHover.y)) {
+    showHover.x = xy.x;
+    showHover.y = xy.y;
+    explainCell(xy.x, xy.y);
+  }
 }
 
 // ---------------------------------------------------------------- spectating
@@ -412,6 +547,7 @@ function showNotice(text, retry, { offerNew = true } = {}) {
   ui.status.textContent = "No game";
   ui.status.dataset.status = "none";
   ui.undo.disabled = true;
+  ui.hint.disabled = true;
   ui.share.disabled = true;
   ui.sameBoard.disabled = true;
   ui.noticeText.textContent = text;
@@ -561,7 +697,15 @@ function start() {
     showStats();
   });
   board.el.addEventListener("mouseover", showHover);
-  board.el.addEventListener("mouseleave", () => (ui.hover.textContent = ""));
+  board.el.addEventListener("mouseleave", () => {
+    ui.hover.textContent = "";
+    showHover.x = showHover.y = undefined;
+    if (state.marks === "hover") clearReason();
+  });
+  board.el.addEventListener("cursor", (event) => {
+    if (state.game?.debug && state.marks !== "hint") explainCell(event.detail.x, event.detail.y);
+  });
+  ui.hint.addEventListener("click", () => actions.hint());
   attachInput(board, actions);
   setInterval(tick, 250);
   window.addEventListener("popstate", openFromLocation);

@@ -267,14 +267,19 @@ def test_focus_is_visible_on_controls(page: Page) -> None:
             return [e.id || e.tagName, getComputedStyle(shown).outlineStyle]; }"""))
 
     walk = []
-    for _ in range(3):  # Undo is disabled, so it is skipped
+    for _ in range(4):  # Undo is disabled, so it is skipped
         page.keyboard.press("Tab")
         walk.append(focused())
-    assert walk == [("same-board", "solid"), ("share", "solid"), ("board", "solid")]
-    for _ in range(3):
+    assert walk == [
+        ("hint", "solid"),
+        ("same-board", "solid"),
+        ("share", "solid"),
+        ("board", "solid"),
+    ]
+    for _ in range(4):
         page.keyboard.press("Shift+Tab")
     assert focused() == ("face", "solid")
-    for _ in range(3):
+    for _ in range(4):
         page.keyboard.press("Tab")
     cursor = page.locator("#board .cursor")
     assert cursor.evaluate("c => getComputedStyle(c).outlineStyle") == "solid"
