@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from server.game import Game, Rules
-from server.service import Analysis, Hint
+from server.service import Analysis, Hint, Replay
 from solver.proof import Proof
 
 __all__ = [
@@ -23,6 +23,8 @@ __all__ = [
     "NewGame",
     "NumberOut",
     "ProofOut",
+    "ReplayMoveOut",
+    "ReplayOut",
 ]
 
 MIN_SIDE, MAX_SIDE = 2, 256
@@ -218,4 +220,25 @@ class HintOut(BaseModel):
             cells=[XY(x=x, y=y) for x, y in hint.cells],
             proof=ProofOut.of(hint.proof) if hint.proof else None,
             probability=hint.probability,
+        )
+
+
+class ReplayMoveOut(BaseModel):
+    """One move (``"reveal 3 4"``) and the cells it changed as ``[x, y, before, after]``."""
+
+    move: str
+    cells: list[tuple[int, int, str, str]]
+
+
+class ReplayOut(BaseModel):
+    """A finished game's moves from its first board, to step through forwards and back."""
+
+    start: list[str]
+    moves: list[ReplayMoveOut]
+
+    @classmethod
+    def of(cls, replay: Replay) -> ReplayOut:
+        return cls(
+            start=list(replay.start),
+            moves=[ReplayMoveOut(move=m, cells=list(cells)) for m, cells in replay.moves],
         )

@@ -23,7 +23,7 @@ from solver.position import Cell, Move, Position
 from solver.probability import probabilities
 from solver.proof import Proof, prove
 
-__all__ = ["Analysis", "GameService", "Hint"]
+__all__ = ["Analysis", "GameService", "Hint", "Replay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,15 @@ class Hint:
     cells: tuple[Cell, ...]
     proof: Proof | None = None
     probability: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A finished game from its first board: each move with the cells it changed, as
+    ``(x, y, before, after)``, so a page can step forwards and back."""
+
+    start: tuple[str, ...]
+    moves: tuple[tuple[str, tuple[tuple[int, int, str, str], ...]], ...]
 
 
 _HINT_CANDIDATES = 8
@@ -210,6 +219,22 @@ class GameService:
         low = min(odds.values())
         best = sorted((c for c, p in odds.items() if p <= low + 1e-12), key=lambda c: (c[1], c[0]))
         return game, Hint("forced_guess", tuple(best[:_HINT_CELLS]), probability=low)
+
+    def replay(self, game_id: str) -> tuple[Game, Replay]:
+        """The moves of a finished game, rebuilt from their undo records."""
+        game = self.store.get(game_id)
+        if game.status == "playing":
+            raise IllegalMoveError("the game is still being played; its replay comes at the end")
+        steps = self.store.steps(game_id)
+        rows = [list(r) for r in game.rows]
+        moves = []
+        for step in reversed(steps):
+            cells = tuple((x, y, ch, rows[y][x]) for x, y, ch in step.cells)
+            for x, y, ch in step.cells:
+                rows[y][x] = ch
+            moves.append((step.move, cells))
+        moves.reverse()
+        return game, Replay(tuple("".join(r) for r in rows), tuple(moves))
 
     def _assisted(self, game: Game) -> Game:
         if game.assisted:

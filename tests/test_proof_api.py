@@ -121,3 +121,30 @@ def test_a_hint_without_a_safe_cell_gives_the_best_odds(client: TestClient) -> N
     assert {(c["x"], c["y"]) for c in hint["cells"]} == {
         c for c, p in candidates.items() if abs(p - best) < 1e-9
     }
+
+
+def test_a_finished_game_replays_move_by_move(client: TestClient) -> None:
+    game = _new(client, width=9, height=9, mines=10, seed=11, debug=True)
+    gid = game["id"]
+    assert client.get(f"/api/games/{gid}/replay").status_code == 409  # still being played
+    boards = [game["board"]]
+    played = []
+    for move in (("reveal", 4, 4), ("flag", 0, 0), ("flag", 0, 0), ("reveal", 8, 8)):
+        kind, x, y = move
+        game = client.post(f"/api/games/{gid}/{kind}", json={"x": x, "y": y}).json()
+        played.append(f"{kind} {x} {y}")
+        boards.append(game["board"])
+    while game["status"] == "playing":  # finish it: reveal a cell the analysis calls unknown
+        status = client.get(f"/api/games/{gid}/analysis").json()["status"]
+        x, y = next((x, y) for y, r in enumerate(status) for x, ch in enumerate(r) if ch in "um")
+        game = client.post(f"/api/games/{gid}/reveal", json={"x": x, "y": y}).json()
+        played.append(f"reveal {x} {y}")
+        boards.append(game["board"])
+    replay = client.get(f"/api/games/{gid}/replay").json()
+    assert replay["start"] == boards[0] and [m["move"] for m in replay["moves"]] == played
+    rows = [list(r) for r in replay["start"]]
+    for n, move in enumerate(replay["moves"], start=1):
+        for x, y, before, after in move["cells"]:
+            assert rows[y][x] == before
+            rows[y][x] = after
+        assert ["".join(r) for r in rows] == boards[n]

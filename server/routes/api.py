@@ -9,7 +9,16 @@ from __future__ import annotations
 from fastapi import APIRouter, Query, status
 
 from server.deps import ServiceDep
-from server.schemas import MAX_SIDE, AnalysisOut, CellIn, GameOut, HintOut, NewGame, ProofOut
+from server.schemas import (
+    MAX_SIDE,
+    AnalysisOut,
+    CellIn,
+    GameOut,
+    HintOut,
+    NewGame,
+    ProofOut,
+    ReplayOut,
+)
 from solver.position import Move, MoveKind
 
 __all__ = ["router"]
@@ -99,3 +108,10 @@ def hint(game_id: str, service: ServiceDep) -> HintOut:
     forced guess; marks the game assisted."""
     _, found = service.hint(game_id)
     return HintOut.of(found)
+
+
+@router.get("/games/{game_id}/replay", responses=_ERRORS)
+def replay(game_id: str, service: ServiceDep) -> ReplayOut:
+    """A finished game's moves from its first board; 409 while it is being played."""
+    _, found = service.replay(game_id)
+    return ReplayOut.of(found)
