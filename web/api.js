@@ -109,3 +109,8 @@ export async function proof(id, x, y) {
 export async function hint(id) {
   return JSON.parse(await call("GET", `${gamePath(id)}/hint`));
 }
+
+/** A finished game's moves from its first board, each with its cells [x, y, before, after]. */
+export async function replay(id) {
+  return JSON.parse(await call("GET", `${gamePath(id)}/replay`));
+}

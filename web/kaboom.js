@@ -37,6 +37,9 @@ const ui = {
   boardWrap: $("#board-wrap"),
   hint: $("#hint"),
   reason: $("#reason"),
+  replay: $("#replay"),
+  replaySlider: $("#replay-slider"),
+  replayAt: $("#replay-at"),
 };
 const board = new Board($("#board"));
 
@@ -54,6 +57,7 @@ const state = {
   marks: null, // who outlined cells on the board: "loss", "hint" or "hover"
   lossProof: null, // { id, x, y, text } of the finished game's proof, once fetched
   proofs: new Map(), // debug proofs by "moves:x,y" of the current game
+  replay: null, // { id, moves, start, list, at, rows } of the finished game on the board
 };
 
 const REASONS = {
@@ -108,6 +112,8 @@ function applyGame(game) {
   board.setProof(game.status === "lost" && game.loss?.safe_cell ? game.loss.safe_cell : null);
   if (game.status === "lost" && game.loss?.safe_cell) showLossProof(game);
   ui.hint.disabled = game.status !== "playing";
+  if (game.status === "playing") hideReplay();
+  else if (state.replay?.id !== game.id || state.replay.moves !== game.moves) loadReplay(game);
 
   ui.undo.disabled = !undoAllowed(game);
   ui.share.disabled = false;
@@ -202,7 +208,9 @@ async function showLossProof(game) {
     if (token !== state.reasonToken || state.game?.id !== game.id) return;
     state.lossProof = { id: game.id, x, y, text: answer.text, numbers: answer.numbers };
     showBanner(state.game);
-    markCells("loss", { numbers: answer.numbers });
+    const r = state.replay;
+    if (r && r.id === game.id) showReplayAt(r.at);
+    else markCells("loss", { numbers: answer.numbers });
   } catch (error) {
     if (token === state.reasonToken) showReason(`The proof could not be fetched: ${api.errorText(error)}`);
   }
@@ -288,6 +296,89 @@ async function explainCell(x, y) {
   if (token !== state.reasonToken || state.game !== game) return;
   markCells("hover", { numbers: proof.numbers });
   showReason(`(${x}, ${y}) is ${proof.mine ? "a mine" : "safe"}: ${proof.text}.`);
+}
+
+// ---------------------------------------------------------------- replay
+
+async function loadReplay(game) {
+  hideReplay();
+  let answer;
+  try {
+    answer = await api.replay(game.id);
+  } catch (error) {
+    if (state.game === game) say(`No replay: ${api.errorText(error)}`, { error: true });
+    return;
+  }
+  if (state.game?.id !== game.id || state.game.moves !== game.moves) return;
+  const n = answer.moves.length;
+  state.replay = { id: game.id, moves: game.moves, list: answer.moves, at: n, rows: game.board.map((r) => [...r]) };
+  ui.replaySlider.max = String(n);
+  ui.replaySlider.value = String(n);
+  ui.replay.hidden = false;
+  board.el.dataset.replayMove = n;
+  showReplayAt(n);
+}
+
+function hideReplay() {
+  if (!state.replay && ui.replay.hidden) return;
+  state.replay = null;
+  ui.replay.hidden = true;
+  delete board.el.dataset.replayMove;
+}
+
+/** Steps the board to the position after move `k` (0: the first board). */
+function replayTo(k) {
+  const r = state.replay;
+  if (!r) return;
+  k = Math.max(0, Math.min(r.list.length, k));
+  while (r.at < k) {
+    for (const [x, y, , after] of r.list[r.at].cells) r.rows[y][x] = after;
+    r.at++;
+  }
+  while (r.at > k) {
+    r.at--;
+    for (const [x, y, before] of r.list[r.at].cells) r.rows[y][x] = before;
+  }
+  board.update(r.rows.map((row) => row.join("")));
+  ui.replaySlider.value = String(k);
+  board.el.dataset.replayMove = k;
+  showReplayAt(k);
+}
+
+/** The words and marks of replay step `k`; the loss's proof shows at the losing move. */
+function showReplayAt(k) {
+  const r = state.replay;
+  const game = state.game;
+  const n = r.list.length;
+  const end = k === n;
+  const named = (text) => text.replace(/^(\w+) (\d+) (\d+)$/, "$1 ($2, $3)");
+  let text = k === 0 ? `The first board (move 0 of ${n}).` : `Move ${k} of ${n}: ${named(r.list[k - 1].move)}.`;
+  ui.banner.hidden = !end;
+  const loss = game.status === "lost" ? game.loss : null;
+  const proof = lossProofOf(game);
+  board.setProof(loss?.safe_cell && k >= n - 1 ? loss.safe_cell : null);
+  if (loss?.safe_cell && proof && k === n - 1) {
+    // The board the losing click was made on: the safe cell, its proof, and the click.
+    markCells("loss", { numbers: proof.numbers, cells: [{ x: loss.x, y: loss.y }], kind: "guess" });
+    text += ` Next, the losing click at (${loss.x}, ${loss.y}), while (${loss.safe_cell.x}, ${loss.safe_cell.y}) was provably safe: ${proof.text}.`;
+  } else if (loss?.safe_cell && proof && end) {
+    markCells("loss", { numbers: proof.numbers });
+  } else if (state.marks) {
+    board.mark();
+    state.marks = null;
+  }
+  ui.replayAt.textContent = text;
+}
+
+function onReplayKey(event) {
+  if (!state.replay || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+  if (event.target instanceof Element && event.target.closest("input, select, textarea, #board")) return;
+  const steps = { ArrowLeft: -1, ArrowRight: 1 };
+  if (event.key in steps) replayTo(state.replay.at + steps[event.key]);
+  else if (event.key === "Home") replayTo(0);
+  else if (event.key === "End") replayTo(state.replay.list.length);
+  else return;
+  event.preventDefault();
 }
 
 function sameBoardValues(game) {
@@ -458,6 +549,8 @@ async function pollLoop(id, signal) {
       failures = 0;
       if (signal.aborted || state.seq !== sentAt || state.inflight) continue; // raced a local move
       if (fresh.moves !== state.game.moves || fresh.status !== state.game.status) applyGame(fresh);
+      // The server answers a finished game at once (only an undo changes it): poll slowly.
+      else if (fresh.status !== "playing") await new Promise((resolve) => setTimeout(resolve, 5000));
     } catch (error) {
       if (signal.aborted) return;
       failures++;
@@ -706,6 +799,12 @@ function start() {
     if (state.game?.debug && state.marks !== "hint") explainCell(event.detail.x, event.detail.y);
   });
   ui.hint.addEventListener("click", () => actions.hint());
+  ui.replaySlider.addEventListener("input", () => replayTo(Number(ui.replaySlider.value)));
+  $("#replay-first").addEventListener("click", () => replayTo(0));
+  $("#replay-back").addEventListener("click", () => replayTo((state.replay?.at ?? 0) - 1));
+  $("#replay-next").addEventListener("click", () => replayTo((state.replay?.at ?? 0) + 1));
+  $("#replay-last").addEventListener("click", () => replayTo(state.replay?.list.length ?? 0));
+  document.addEventListener("keydown", onReplayKey);
   attachInput(board, actions);
   setInterval(tick, 250);
   window.addEventListener("popstate", openFromLocation);

@@ -8,7 +8,14 @@ from solver.knowledge import classify
 from solver.position import Position
 from tests import oracle
 from tests.web.conftest import Server
-from tests.web.pagekit import cell, click_cell, local_safe_cells, new_game, wait_for_moves
+from tests.web.pagekit import (
+    board_rows,
+    cell,
+    click_cell,
+    local_safe_cells,
+    new_game,
+    wait_for_moves,
+)
 
 
 def outlined(page: Page, name: str) -> set[tuple[int, int]]:
@@ -24,7 +31,9 @@ def position_of(game: dict) -> Position:
     return Position.from_rows(tuple(game["board"]), game["mines"])
 
 
-def test_a_punished_guess_shows_its_proof(page: Page, server: Server) -> None:
+def lose_by_guessing(page: Page, server: Server) -> tuple[str, Position]:
+    """Plays seeded games until a safe cell and an undecided one exist, then clicks the
+    undecided one; returns the game and the position the losing click was made on."""
     page.goto("/")
     for seed in range(1, 40):
         new_game(page, "intermediate", seed=seed, first_click="opening")
@@ -36,9 +45,12 @@ def test_a_punished_guess_shows_its_proof(page: Page, server: Server) -> None:
             break
     else:
         raise AssertionError("no seed left a safe and an undecided cell")
-    before = position_of(game)
-    guess = sorted(knowledge.frontier_unknown)[0]
-    click_cell(page, *guess)
+    click_cell(page, *sorted(knowledge.frontier_unknown)[0])
+    return gid, position_of(game)
+
+
+def test_a_punished_guess_shows_its_proof(page: Page, server: Server) -> None:
+    gid, before = lose_by_guessing(page, server)
     game = server.game(gid)
     assert game["loss"]["reason"] == "guess_while_safe" and not game["assisted"]
     safe = game["loss"]["safe_cell"]
@@ -55,6 +67,44 @@ def test_a_punished_guess_shows_its_proof(page: Page, server: Server) -> None:
     assert not server.game(gid)["assisted"]  # the proof after a loss is free
     page.click("#undo")
     expect(page.locator("#board .c.reason")).to_have_count(0)
+    expect(page.locator("#replay")).to_be_hidden()
+
+
+def test_a_replay_steps_to_the_losing_move_and_its_proof(page: Page, server: Server) -> None:
+    gid, before = lose_by_guessing(page, server)
+    game = server.game(gid)
+    n = game["moves"]
+    replay = page.locator("#replay")
+    expect(replay).to_be_visible()
+    expect(page.locator("#replay-slider")).to_have_attribute("max", str(n))
+    page.locator("#replay-first").focus()
+    page.keyboard.press("Home")
+    expect(page.locator("#board")).to_have_attribute("data-replay-move", "0")
+    assert board_rows(page) == ["#" * 16] * 16
+    expect(page.locator("#banner")).to_be_hidden()
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#replay-at")).to_contain_text(f"Move 1 of {n}: reveal (8, 8)")
+    page.keyboard.press("End")
+    page.click("#replay-back")  # the board the losing click was made on
+    expect(page.locator("#board")).to_have_attribute("data-replay-move", str(n - 1))
+    assert board_rows(page) == list(before.rows)
+    loss, safe = game["loss"], game["loss"]["safe_cell"]
+    proof = server.http.get(f"/api/games/{gid}/proof", params=safe).json()
+    expect(page.locator("#replay-at")).to_contain_text(proof["text"])
+    assert outlined(page, "reason") == {(n["x"], n["y"]) for n in proof["numbers"]}
+    assert outlined(page, "guess") == {(loss["x"], loss["y"])}
+    assert outlined(page, "proof") == {(safe["x"], safe["y"])}
+    page.eval_on_selector(
+        "#replay-slider", "s => { s.value = s.max; s.dispatchEvent(new Event('input')); }"
+    )
+    assert board_rows(page) == game["board"]
+    expect(page.locator("#banner")).to_be_visible()
+    # Shareable: the game's link opens on the same replay.
+    other = page.context.new_page()
+    other.goto(f"/games/{gid}")
+    expect(other.locator("#replay")).to_be_visible()
+    expect(other.locator("#replay-slider")).to_have_attribute("max", str(n))
+    other.close()
 
 
 def test_the_hint_shows_a_safe_cell_and_marks_the_game_assisted(
