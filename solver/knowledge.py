@@ -41,6 +41,7 @@ from solver.position import COVERED_CHARS, Cell, Position
 from solver.probability import count_component
 
 __all__ = [
+    "Conflict",
     "CountEncoding",
     "Knowledge",
     "KnowledgeEngine",
@@ -672,16 +673,33 @@ def random_layout(
     return frozenset(mines)
 
 
+_TRIAL_CONFLICTS = 20_000
+"""Conflicts a deletion trial of :func:`minimal_conflict` may take before the constraint
+is kept.  With the count, dropping one number can leave a pigeonhole-like query that
+CDCL proves only slowly; measured on Expert endgames, one such trial ran for minutes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The answer of :func:`minimal_conflict`: which claim was contradicted, by which
+    constraints (indices), and whether every deletion trial was settled (``minimal``)."""
+
+    claim: int
+    constraints: tuple[int, ...]
+    minimal: bool
+
+
 def minimal_conflict(
     cells: Iterable[Cell],
     constraints: Sequence[Constraint],
     claims: Sequence[Mapping[Cell, bool]],
     count: tuple[int, int] | None = None,
     budget: Budget | None = None,
-) -> tuple[int, tuple[int, ...]] | None:
+    minimise: bool = True,
+) -> Conflict | None:
     """The first of the alternative ``claims`` that ``constraints`` contradict, with a
-    minimal set of them (indices, preferring early ones) that does; ``None`` when every
-    claim is consistent with all of them.
+    minimal set of them (preferring early ones) that does; ``None`` when every claim is
+    consistent with all of them.
 
     ``count``, when given, is a ``(low, high)`` range for the mines among ``cells`` that
     holds in every query.  Each constraint gets a selector literal, so one incremental
@@ -690,7 +708,10 @@ def minimal_conflict(
     solver's core prunes the set, and each constraint left is dropped in turn, latest
     first, wherever the rest still conflicts (deletion-based minimisation: no single
     constraint can be removed from the answer, though a different, smaller set may
-    exist).  Raises :class:`BudgetExceededError` on timeout.
+    exist).  A trial that runs out of conflicts keeps its constraint, and the answer
+    says it may not be minimal; ``minimise=False`` returns the core unminimised, for a
+    caller with a cheaper test of its own.  Raises :class:`BudgetExceededError` on
+    timeout.
     """
     budget = budget or Budget(None)
     # Minicard: its native AtMost keeps the count one constraint on boards of any size.
@@ -698,11 +719,23 @@ def minimal_conflict(
         bound = [] if count is None else [*sat.at_most(count[1]), *sat.at_least(count[0])]
         lits = [[sat.var[c] if m else -sat.var[c] for c, m in claim.items()] for claim in claims]
         sels: list[int] = []
+        settled = True
 
-        def core(claim: list[int], chosen: list[int]) -> set[int] | None:
-            if sat.solve([*claim, *bound, *chosen]) is not None:
+        def core(claim: list[int], chosen: list[int], conflicts: int = -1) -> set[int] | None:
+            """The core of an unsatisfiable query; ``None`` if satisfiable or unsettled."""
+            nonlocal settled
+            if budget.expired():
+                raise _OutOfTime
+            sat.solver.conf_budget(conflicts)
+            result = sat.solver.solve_limited(
+                assumptions=[*claim, *bound, *chosen], expect_interrupt=True
+            )
+            if result is None:
+                if conflicts < 0 or budget.expired():
+                    raise _OutOfTime
+                settled = False
                 return None
-            return set(sat.solver.get_core() or [])
+            return None if result else set(sat.solver.get_core() or [])
 
         try:
             found: set[int] | None = None
@@ -719,14 +752,15 @@ def minimal_conflict(
             if found is None:
                 return None
             kept = [s for s in sels if s in found]
-            for s in reversed(list(kept)):
+            settled = minimise
+            for s in reversed(kept if minimise else []):
                 if s not in kept:
                     continue  # a smaller core found on the way already left it out
                 trial = [t for t in kept if t != s]
-                smaller = core(lits[which], trial)
+                smaller = core(lits[which], trial, _TRIAL_CONFLICTS)
                 if smaller is not None:
                     kept = [t for t in trial if t in smaller]
         except _OutOfTime:
             raise BudgetExceededError("no proof found within the time budget") from None
     index = {s: i for i, s in enumerate(sels)}
-    return which, tuple(index[s] for s in kept)
+    return Conflict(which, tuple(index[s] for s in kept), settled)

@@ -7,18 +7,21 @@ the 2 at (4, 5) and the 1 at (5, 5).  The numbers are taken as the board shows t
 :func:`solver.knowledge.minimal_conflict`; this module chooses the numbers to offer, in
 order of distance from the cell (near ones are kept, far ones dropped first), and words
 the answer.  A proof is *minimal*: dropping any one of its numbers, or the count, leaves
-the cell undecided.  It is not always the *smallest* such set.
+the cell undecided (unless ``minimal`` says a check ran out of conflicts, which only the
+count's pigeonhole-like queries do).  It is not always the *smallest* such set.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from solver.budget import Budget
-from solver.errors import NoProofError
-from solver.frontier import Constraint
-from solver.knowledge import minimal_conflict
+from solver.errors import BudgetExceededError, InvalidPositionError, NoProofError
+from solver.frontier import Constraint, components, fold_constraints
+from solver.knowledge import Conflict, minimal_conflict
 from solver.position import Cell, Position
+from solver.probability import count_component
 
 __all__ = ["Proof", "prove"]
 
@@ -37,6 +40,9 @@ class Proof:
     count: int | None = None
     covered: int = 0
     """Covered cells on the board (for the words of a proof by the count alone)."""
+    minimal: bool = True
+    """False in the rare case a number was kept because checking whether it could go
+    took too long (see :func:`solver.knowledge.minimal_conflict`)."""
 
     @property
     def text(self) -> str:
@@ -93,30 +99,95 @@ def prove(position: Position, cell: Cell, budget: Budget | None = None) -> Proof
         cells = {c for _, con in near for c in con.cells} | {cell}
         found = minimal_conflict(cells, [con for _, con in near], claims, budget=budget)
         if found is not None:
-            return _proof(position, cell, found[0] == 1, [near[i][0] for i in found[1]], None)
+            return _proof(position, cell, found, [n for n, _ in near], None)
         if radius >= max(position.width, position.height):
             break
         radius *= 2
     cells = {c for _, con in near for c in con.cells} | {cell}
     rest = _covered(position) - len(cells)
     count = (max(0, position.mines - rest), position.mines)
-    found = minimal_conflict(cells, [con for _, con in near], claims, count, budget)
+    found = minimal_conflict(cells, [con for _, con in near], claims, count, budget, minimise=False)
     if found is not None:
-        return _proof(position, cell, found[0] == 1, [near[i][0] for i in found[1]], position.mines)
+        found = _minimise_with_count(position, cell, found, [con for _, con in near], budget)
+        return _proof(position, cell, found, [n for n, _ in near], position.mines)
     raise NoProofError(f"({x}, {y}) is not decided: the numbers and the count allow both")
 
 
+def _minimise_with_count(
+    position: Position,
+    cell: Cell,
+    found: Conflict,
+    numbers: list[Constraint],
+    budget: Budget | None,
+) -> Conflict:
+    """Drops each number of a count proof in turn (latest first) wherever the rest still
+    leaves the cell one value.  The test counts layouts per component by mine number,
+    as the probabilities do: with the count, dropping a number often leaves a
+    pigeonhole-like query that a SAT solver settles only after minutes."""
+    mine = found.claim == 1
+    kept = list(found.constraints)
+    counts: dict[tuple[Constraint, ...], frozenset[int]] = {}
+    minimal = True
+    for i in reversed(list(kept)):
+        trial = [j for j in kept if j != i]
+        try:
+            allowed = _count_allows(
+                position, cell, not mine, [numbers[j] for j in trial], counts, budget
+            )
+        except BudgetExceededError:
+            if budget is not None and budget.expired():
+                raise
+            minimal = False  # too wide to count: keep the number
+            continue
+        if not allowed:
+            kept = trial
+    return Conflict(found.claim, tuple(kept), minimal)
+
+
+def _count_allows(
+    position: Position,
+    cell: Cell,
+    mine: bool,
+    numbers: list[Constraint],
+    counts: dict[tuple[Constraint, ...], frozenset[int]],
+    budget: Budget | None,
+) -> bool:
+    """Whether ``numbers`` and the mine count allow ``cell`` to be a mine (``mine``) or
+    safe: some mine total of the numbers' cells leaves the rest of the covered cells
+    room for the mines that are left.  ``counts`` keeps each component's totals."""
+    try:
+        folded = fold_constraints(numbers, {cell: mine})
+        totals = 1  # bit t set: t mines among the numbers' cells is possible
+        for cells, cons in components(folded):
+            key = tuple(sorted(cons, key=lambda c: c.cells))
+            if key not in counts:
+                counts[key] = frozenset(count_component(cells, cons, budget, limit=_STATES).counts)
+            totals = functools.reduce(lambda acc, k: acc | (totals << k), counts[key], 0)
+    except InvalidPositionError:
+        return False
+    touched = {c for con in numbers for c in con.cells} | {cell}
+    free = _covered(position) - len(touched)
+    high = position.mines - int(mine)
+    low = max(0, high - free)
+    return high >= 0 and bool(totals >> low & ((1 << (high - low + 1)) - 1))
+
+
+_STATES = 200_000
+"""Counting states a component may take in :func:`_count_allows` before a number is kept
+unchecked."""
+
+
 def _proof(
-    position: Position, cell: Cell, mine: bool, used: list[Cell], count: int | None
+    position: Position, cell: Cell, found: Conflict, offered: list[Cell], count: int | None
 ) -> Proof:
+    used = sorted((offered[i] for i in found.constraints), key=lambda c: (c[1], c[0]))
     return Proof(
         cell=cell,
-        mine=mine,
-        numbers=tuple(
-            (c, int(position.rows[c[1]][c[0]])) for c in sorted(used, key=lambda c: (c[1], c[0]))
-        ),
+        mine=found.claim == 1,  # the claim "safe" was contradicted
+        numbers=tuple((c, int(position.rows[c[1]][c[0]])) for c in used),
         count=count,
         covered=_covered(position),
+        minimal=found.minimal,
     )
 
 

@@ -18,6 +18,7 @@ def assert_proves(position: Position, proof: Proof) -> None:
     numbers = [c for c, _ in proof.numbers]
     for c, n in proof.numbers:
         assert position.number(*c) == n
+    assert proof.minimal
     assert oracle.values(position, proof.cell, numbers, proof.count) == {proof.mine}
     for i in range(len(numbers)):
         rest = numbers[:i] + numbers[i + 1 :]
@@ -53,7 +54,7 @@ def test_two_numbers_leave_no_room() -> None:
         # # # #"""
     )
     proof = prove(position, (2, 1))
-    assert proof == Proof((2, 1), False, (((0, 0), 1), ((1, 0), 1)), None, proof.covered)
+    assert proof == Proof((2, 1), False, (((0, 0), 1), ((1, 0), 1)), None, 9)
     assert proof.text == "the 1 at (0, 0) and the 1 at (1, 0) leave no room for a mine at (2, 1)"
     assert_proves(position, proof)
 
