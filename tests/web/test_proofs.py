@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from playwright.sync_api import Page, expect
 
 from solver.knowledge import classify
 from solver.position import Position
 from tests import oracle
-from tests.web.conftest import Server
+from tests.web.conftest import ROOT, Server
 from tests.web.pagekit import (
     board_rows,
     cell,
@@ -16,6 +19,10 @@ from tests.web.pagekit import (
     new_game,
     wait_for_moves,
 )
+
+SCREENSHOT = ROOT / "docs" / "screenshot-proof.png"
+# Rewritten when asked (or missing), so test runs leave the tree clean.
+UPDATE_SCREENSHOT = os.environ.get("KABOOM_UPDATE_SCREENSHOT") == "1" or not SCREENSHOT.exists()
 
 
 def outlined(page: Page, name: str) -> set[tuple[int, int]]:
@@ -49,7 +56,7 @@ def lose_by_guessing(page: Page, server: Server) -> tuple[str, Position]:
     return gid, position_of(game)
 
 
-def test_a_punished_guess_shows_its_proof(page: Page, server: Server) -> None:
+def test_a_punished_guess_shows_its_proof(page: Page, server: Server, tmp_path: Path) -> None:
     gid, before = lose_by_guessing(page, server)
     game = server.game(gid)
     assert game["loss"]["reason"] == "guess_while_safe" and not game["assisted"]
@@ -65,6 +72,10 @@ def test_a_punished_guess_shows_its_proof(page: Page, server: Server) -> None:
     assert outlined(page, "reason") == numbers
     assert all(cell(page, x, y).get_attribute("data-state") in "12345678" for x, y in numbers)
     assert not server.game(gid)["assisted"]  # the proof after a loss is free
+    target = SCREENSHOT if UPDATE_SCREENSHOT else tmp_path / SCREENSHOT.name
+    page.locator("#banner").scroll_into_view_if_needed()
+    page.locator(".game").screenshot(path=str(target))
+    assert target.stat().st_size > 10_000
     page.click("#undo")
     expect(page.locator("#board .c.reason")).to_have_count(0)
     expect(page.locator("#replay")).to_be_hidden()
