@@ -6,7 +6,7 @@ const WORDS = {
   "#": "covered",
   F: "flagged",
   "?": "question mark",
-  0: "open, no mines around",
+  0: "no mines around",
   X: "the mine that exploded",
   "*": "a mine",
   "!": "a wrong flag",
@@ -25,9 +25,10 @@ export function percent(p) {
   return `${value.toFixed(value < 1 || value > 99 ? 2 : 1)} %`;
 }
 
+/** A cell's name for screen readers: "row 3, column 5: 2" (counted from 0, as on the page). */
 function label(x, y, ch, knowledge, p) {
-  const words = WORDS[ch] ?? `open, ${ch}`;
-  let text = `(${x}, ${y}) ${words}`;
+  const words = WORDS[ch] ?? ch;
+  let text = `row ${y}, column ${x}: ${words}`;
   if (knowledge) text += `, ${KNOWLEDGE_WORDS[knowledge]}`;
   if (p !== undefined && p !== null) text += `, ${percent(p)} mine`;
   return text;

@@ -92,7 +92,13 @@ function applyGame(game) {
     clearReason();
     if (!previous || previous.id !== game.id) state.proofs.clear();
   }
-  if (!previous || previous.id !== game.id) board.build(game.board);
+  if (!previous || previous.id !== game.id) {
+    board.build(game.board);
+    // The player's own games were started with the form's settings (perhaps edited
+    // since, which then stay); a link to another game shows that game's settings.
+    if (!store.owns(game.id)) showSettingsOf(game);
+    document.body.style.setProperty("--board-w", game.width);
+  }
   else board.update(game.board);
   const el = board.el;
   el.dataset.gameId = game.id;
@@ -110,7 +116,14 @@ function applyGame(game) {
   if (game.status !== "playing" && store.recordResult(game)) showStats();
   showBanner(game);
   board.setProof(game.status === "lost" && game.loss?.safe_cell ? game.loss.safe_cell : null);
-  if (game.status === "lost" && game.loss?.safe_cell) showLossProof(game);
+  if (game.status === "lost" && game.loss?.safe_cell) {
+    showLossProof(game);
+    // On a phone the cell may be far off: bring it into view once, when the loss shows.
+    if (!previous || previous.id !== game.id || previous.status !== "lost") {
+      const { x, y } = game.loss.safe_cell;
+      board.cell(x, y)?.scrollIntoView({ block: "nearest", inline: "center" });
+    }
+  }
   ui.hint.disabled = game.status !== "playing";
   if (game.status === "playing") hideReplay();
   else if (state.replay?.id !== game.id || state.replay.moves !== game.moves) loadReplay(game);
@@ -126,6 +139,21 @@ function applyGame(game) {
     board.clearKnowledge();
     delete el.dataset.analysedMoves;
   }
+}
+
+/** The form shows the settings of the game on the board (not saved until edited). */
+function showSettingsOf(game) {
+  const f = ui.form.elements;
+  f.preset.value = store.presetOf(game) ?? "custom";
+  ui.width.value = game.width;
+  ui.height.value = game.height;
+  ui.mines.value = game.mines;
+  f.first_click.value = game.first_click;
+  f.forced_guess.value = game.forced_guess;
+  f.outside_guess.checked = game.outside_guess;
+  f.question_marks.checked = game.question_marks !== false;
+  f.debug.checked = Boolean(game.debug);
+  limitMines();
 }
 
 function undoAllowed(game) {
@@ -157,7 +185,7 @@ function showBanner(game) {
   let html;
   if (game.status === "won") {
     const secs = (game.elapsed_ms / 1000).toFixed(1);
-    html = `<strong>You won!</strong> ${secs} s, ${game.moves} moves`;
+    html = `<strong>${store.owns(game.id) ? "You won!" : "The player won."}</strong> ${secs} s, ${game.moves} moves`;
     if (game.forced_guesses) html += `, ${game.forced_guesses} forced guess${game.forced_guesses > 1 ? "es" : ""}`;
     html += game.assisted ? ". Assisted, so not counted in statistics." : ".";
     const best = store.bestOf(game);
@@ -167,7 +195,7 @@ function showBanner(game) {
   } else {
     const loss = game.loss ?? { x: "?", y: "?", reason: "" };
     const explain = REASONS[loss.reason] ?? (({ x, y }) => `Boom at (${x}, ${y}).`);
-    html = `<strong>You lost.</strong> ${escapeHtml(explain(loss))}`;
+    html = `<strong>${store.owns(game.id) ? "You lost." : "The player lost."}</strong> ${escapeHtml(explain(loss))}`;
     if (loss.safe_cell) {
       const { x, y } = loss.safe_cell;
       const link = `<button type="button" class="link proof-link" data-x="${x}" data-y="${y}" title="Show this cell on the board">(${x}, ${y})</button>`;

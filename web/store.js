@@ -75,6 +75,11 @@ export function ownGame(id) {
   remember(KEYS.own, id);
 }
 
+/** Whether this browser started the game (its player is here, not a spectator). */
+export function owns(id) {
+  return read(KEYS.own, []).includes(id);
+}
+
 /** Statistics per preset: {played, won, best_ms}. */
 export function loadStats() {
   const stats = read(KEYS.stats, {});
