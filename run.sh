@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Sets up Kaboom and serves the game at http://127.0.0.1:8000 (SQLite file kaboom.db).
+# Plays Kaboom at http://127.0.0.1:8000: sets up .venv with only what playing needs (pip runs
+# again only when pyproject.toml changes), then runs `kaboom serve` with this script's
+# arguments (./run.sh --port 9000). The database is KABOOM_DB, default the file kaboom.db.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh
-exec .venv/bin/kaboom serve --host "${HOST:-127.0.0.1}" --port "${PORT:-8000}" --db "${KABOOM_DB:-kaboom.db}"
+exec .venv/bin/kaboom serve "$@"

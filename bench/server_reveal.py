@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from server.config import Settings  # noqa: E402
 from server.game import Rules  # noqa: E402
 from server.service import GameService  # noqa: E402
-from server.store import SqliteStore  # noqa: E402
+from server.store import open_store  # noqa: E402
 from solver.knowledge import KnowledgeEngine  # noqa: E402
 from solver.position import Move, Position  # noqa: E402
 
@@ -73,7 +73,7 @@ class Player:
 def play_inprocess(
     service: GameService, rules: Rules, seed: int
 ) -> tuple[list[float], list[float]]:
-    game = service.create(rules)
+    game, token = service.create(rules)
     player = Player(seed)
     reveal_ms: list[float] = []
     get_ms: list[float] = []
@@ -82,7 +82,7 @@ def play_inprocess(
             if game.status != "playing" or not game.position.is_covered(*cell):
                 continue
             t = time.perf_counter()
-            game = service.play(game.id, Move.reveal(*cell))
+            game = service.play(game.id, Move.reveal(*cell), token)
             reveal_ms.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
             service.get(game.id)
@@ -150,12 +150,12 @@ def main() -> int:
                     if mode == "inprocess":
                         sync = "FULL" if args.durable else "NORMAL"
                         settings = Settings(
-                            db_path=db,
+                            db=db,
                             count_encoding=encoding,
                             move_budget_s=10,
                             sqlite_synchronous=sync,
                         )
-                        service = GameService(SqliteStore(db, synchronous=sync), settings)
+                        service = GameService(open_store(db, synchronous=sync), settings)
                         for s in range(games):
                             r, g = play_inprocess(service, Rules(w, h, m, seed=s + 1), s)
                             reveals += r

@@ -183,7 +183,7 @@ def main() -> int:
             deadline = time.monotonic() + 60
             while True:
                 try:
-                    http.get("/vendor/htmx.min.js").raise_for_status()
+                    http.get("/static/vendor/htmx.min.js").raise_for_status()
                     break
                 except httpx.HTTPError:
                     if time.monotonic() > deadline:

@@ -70,6 +70,8 @@ class HttpClient:
         self.retry_for = retry_for
         self.latencies: dict[str, list[float]] = defaultdict(list)
         self.retries = 0
+        self.tokens: dict[str, str] = {}
+        """The player token of each game this client created: moves need it."""
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             timeout=timeout,
@@ -90,8 +92,13 @@ class HttpClient:
         await self._http.aclose()
 
     def spectate_url(self, game_id: str) -> str:
-        """The browser page that follows the game live."""
+        """The browser page that follows the game live (watching only: the player's
+        token stays with this client)."""
         return f"{self.base_url}/games/{game_id}"
+
+    def _player(self, game_id: str) -> dict[str, str]:
+        token = self.tokens.get(game_id)
+        return {"Authorization": f"Bearer {token}"} if token else {}
 
     async def ping(self, within: float = 5.0) -> None:
         """Returns once the server answers anything at all; raises :class:`ClientError` if not."""
@@ -112,7 +119,9 @@ class HttpClient:
     async def new_game(self, settings: GameSettings) -> GameView:
         # Creating twice after a lost answer only leaves an unused game behind: safe to retry.
         data = await self._request("new", "POST", "/api/games", json=settings.to_json())
-        return GameView.from_json(data)
+        game = GameView.from_json(data)
+        self.tokens[game.id] = str(data.get("player_token", ""))
+        return game
 
     async def state(self, game_id: str) -> GameView:
         return GameView.from_json(await self._request("state", "GET", f"/api/games/{game_id}"))
@@ -133,7 +142,9 @@ class HttpClient:
         resent = False
         while True:
             try:
-                data = await self._once(kind, "POST", path, json=body)
+                data = await self._once(
+                    kind, "POST", path, json=body, headers=self._player(game.id)
+                )
                 return GameView.from_json(data)
             except _Transient as exc:
                 failure = exc

@@ -12,7 +12,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-__all__ = ["main"]
+__all__ = ["main", "parse_args"]
 
 # (words, module, help)
 _COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
@@ -44,8 +44,26 @@ def _build(argv: Sequence[str]) -> argparse.ArgumentParser:
     return parser
 
 
+# Modules that come with an extra rather than the base install: name -> extra.
+EXTRA_MODULES = {"mss": "desktop", "Xlib": "desktop", "PIL": "desktop", "matplotlib": "plot"}
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """Parses a ``kaboom`` command line without running it (exits 2 on a bad one)."""
+    return _build(argv).parse_args(argv)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the ``kaboom`` command; returns the process exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = _build(argv).parse_args(argv)
-    return int(importlib.import_module(args._module).run(args) or 0)
+    try:
+        args = parse_args(argv)
+        return int(importlib.import_module(args._module).run(args) or 0)
+    except ModuleNotFoundError as e:
+        extra = EXTRA_MODULES.get((e.name or "").partition(".")[0])
+        if extra is None:
+            raise
+        print(f"kaboom: this needs the {extra!r} extra ({e}): in a checkout, "
+              f".venv/bin/pip install -e '.[{extra}]'; otherwise pip install "
+              f"'kaboom[{extra}]'", file=sys.stderr)
+        return 2

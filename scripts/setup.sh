@@ -1,16 +1,28 @@
 #!/usr/bin/env bash
-# Sets up Kaboom in ./.venv: Python packages (editable install) and htmx from npm.
-# With --system it also installs the Debian packages the test suite drives
-# (Chromium, Xvfb, sgt-puzzles), when they are missing and we may use apt-get.
+# Sets up Kaboom in ./.venv (an editable install of this checkout).
+#   scripts/setup.sh            only what playing needs (./run.sh)
+#   scripts/setup.sh --test     also the test extra: pytest, Playwright, ruff, build... (./test.sh)
+#   --system                    also the Debian packages the tests drive (Chromium, Xvfb,
+#                               sgt-puzzles, PostgreSQL), when missing and apt-get may be used
+# pip runs only when pyproject.toml changed since the last setup of that kind: a stamp in
+# .venv holds its hash, so a second ./run.sh starts the server at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [[ "${1:-}" == "--system" ]]; then
+kind=play system=""
+for arg in "$@"; do
+  case "$arg" in
+    --test) kind=test ;;
+    --system) system=1 ;;
+    *) echo "usage: $0 [--test] [--system]" >&2; exit 2 ;;
+  esac
+done
+
+if [[ -n "$system" ]]; then
   need=()
-  for pkg in chromium xvfb sgt-puzzles xdotool x11-utils fonts-dejavu-core; do
+  for pkg in chromium xvfb sgt-puzzles xdotool x11-utils fonts-dejavu-core postgresql; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
-  command -v npm >/dev/null || need+=(nodejs npm)
   if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
       echo "setup: need root to install: ${need[*]}" >&2; exit 1
@@ -22,12 +34,31 @@ if [[ "${1:-}" == "--system" ]]; then
   fi
 fi
 
-PY=${PYTHON:-python3}
-[[ -x .venv/bin/python ]] || "$PY" -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip >/dev/null
-.venv/bin/python -m pip install -q -e '.[test]'
-if command -v npm >/dev/null; then
+# The tests' only npm package (axe-core, the accessibility check; see package.json).
+if [[ $kind == test && ! -f node_modules/axe-core/axe.min.js ]]; then
+  if ! command -v npm >/dev/null && [[ -n "$system" ]]; then
+    SUDO=$([[ $(id -u) -eq 0 ]] && echo "" || echo sudo)
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
   npm ci --silent --no-audit --no-fund >/dev/null
-else
-  echo "setup: npm not found; the page will load without htmx" >&2
 fi
+
+hash=$(sha256sum pyproject.toml | cut -d' ' -f1)
+done_for() { [[ -x .venv/bin/kaboom && "$(cat ".venv/.kaboom-setup-$1" 2>/dev/null)" == "$hash" ]]; }
+# A test setup holds everything playing needs, so it serves ./run.sh too.
+if done_for test || { [[ $kind == play ]] && done_for play; }; then
+  exit 0
+fi
+
+if [[ ! -x .venv/bin/python ]]; then
+  "${PYTHON:-python3}" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+fi
+echo "setup: installing Kaboom into .venv ($kind)"
+if [[ $kind == test ]]; then
+  .venv/bin/python -m pip install -q -e '.[test]'
+else
+  .venv/bin/python -m pip install -q -e .
+fi
+echo "$hash" >".venv/.kaboom-setup-$kind"

@@ -1,8 +1,9 @@
-"""``kaboom serve``: run the game server with uvicorn."""
+"""``kaboom serve``: run the game server with uvicorn, in one process or several."""
 
 from __future__ import annotations
 
 import argparse
+import os
 
 __all__ = ["add_arguments", "run"]
 
@@ -10,7 +11,17 @@ __all__ = ["add_arguments", "run"]
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on")
-    parser.add_argument("--db", default=None, help="SQLite file (default: kaboom.db)")
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="SQLite file or postgresql://user@host/db URL (default: $KABOOM_DB or kaboom.db)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes sharing the port and the store (default 1)",
+    )
     parser.add_argument("--budget", type=float, default=None, help="solver seconds per move")
     parser.add_argument(
         "--count-encoding",
@@ -29,19 +40,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    # The options become the settings' environment variables, so that every worker
+    # process (which builds its own app) reads the same settings.
+    env = {
+        "KABOOM_DB": args.db,
+        "KABOOM_MOVE_BUDGET_S": None if args.budget is None else str(args.budget),
+        "KABOOM_SQLITE_SYNCHRONOUS": "FULL" if args.durable else None,
+        "KABOOM_COUNT_ENCODING": args.count_encoding,
+    }
+    os.environ.update({k: v for k, v in env.items() if v is not None})
+    if args.workers < 1:
+        raise SystemExit("kaboom serve: --workers must be at least 1")
     from server.config import Settings
-    from server.main import create_app
 
-    overrides: dict[str, object] = {}
-    if args.db:
-        overrides["db_path"] = args.db
-    if args.budget is not None:
-        overrides["move_budget_s"] = args.budget
-    if args.durable:
-        overrides["sqlite_synchronous"] = "FULL"
-    if args.count_encoding:
-        overrides["count_encoding"] = args.count_encoding
-    app = create_app(Settings(**overrides))
-    print(f"Kaboom on http://{args.host}:{args.port}", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    settings = Settings()
+    if args.workers > 1 and settings.db == ":memory:":
+        raise SystemExit("kaboom serve: several workers need a shared store, not :memory:")
+    print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} worker(s))", flush=True)
+    uvicorn.run(
+        "server.main:create_app",
+        factory=True,
+        host=args.host,
+        port=args.port,
+        workers=args.workers,
+        log_level=args.log_level,
+        server_header=False,
+    )
     return 0

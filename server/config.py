@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Literal
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -11,28 +10,57 @@ from solver.knowledge import CountEncoding
 
 __all__ = ["Settings"]
 
-_ROOT = Path(__file__).resolve().parent.parent
-
 
 class Settings(BaseSettings):
     """Everything configurable about a running server."""
 
     model_config = SettingsConfigDict(env_prefix="KABOOM_")
 
-    db_path: str = "kaboom.db"
-    """SQLite file; ``:memory:`` keeps games only while the process lives."""
+    db: str = "kaboom.db"
+    """Where games live: a SQLite file (the default, nothing to install), ``:memory:``
+    (only while the process lives), or a ``postgresql://user@host/db`` URL, the store
+    that several server processes share."""
     move_budget_s: float = 5.0
     """Time the solver may spend on one move before the fallback rule applies."""
     analysis_budget_s: float = 3.0
     """Time the analysis endpoint may spend on exact probabilities."""
     count_encoding: CountEncoding = CountEncoding.TOTALIZER
-    """How the mine count is encoded; the totalizer won the README's benchmark (equal on
-    Expert, a third lower reveal p99 and a quarter of the worst case on 200x200)."""
+    """How the mine count is encoded; the totalizer won the reveal benchmark (docs/benchmarks.md:
+    equal on Expert, a third lower reveal p99 and a quarter of the worst case on 200x200)."""
     sqlite_synchronous: Literal["OFF", "NORMAL", "FULL"] = "NORMAL"
     """WAL + NORMAL keeps every answered move across a crash or kill of the server; FULL
-    also survives an OS crash or power loss, at an fsync per move (see the README)."""
-    web_dir: Path = _ROOT / "web"
-    vendor_dir: Path = _ROOT / "node_modules"
+    also survives an OS crash or power loss, at an fsync per move (docs/benchmarks.md)."""
     long_poll_max_s: float = 30.0
+    long_poll_interval_s: float = 0.05
+    """How often a process looks for changes other processes made to watched games."""
     cached_games: int = 256
     """Games whose engines stay warm in memory."""
+    max_body_bytes: int = 64 * 1024
+    """Larger request bodies are refused with 413 before anything parses them."""
+    create_per_minute: float = 30.0
+    """Games one client (IP address) may create a minute, on average, per process."""
+    create_burst: int = 20
+    """Games one client may create at once before the rate applies."""
+    finished_expiry_s: float = 30 * 86400.0
+    """Finished games are deleted this long after they ended (replays and links work
+    until then)."""
+    idle_expiry_s: float = 7 * 86400.0
+    """Unfinished games with no move for this long are deleted as abandoned."""
+    expiry_interval_s: float = 3600.0
+    """How often each process runs the expiry (0 turns it off)."""
+    cache_mb: int = 256
+    """Memory (estimated) all games' solver caches share; past it the least recently used
+    entries go, cold games first.  Nothing correct depends on a cache."""
+    game_cache_mb: int = 64
+    """Memory (estimated) one game's solver caches may hold."""
+    cached_cells: int = 2_000_000
+    """Decided cells the warm engines remember in total (about 100 bytes each); past it
+    the least recently used games' engines are dropped and rebuilt from the board."""
+    solver_threads: int = 2
+    """Moves and analyses computed at once; they run on their own threads, so the thread
+    pool that serves everything else is never exhausted by slow games.  The solver is
+    mostly Python, which holds the GIL: threads beyond the cores only slow each other."""
+    queued_moves: int = 4
+    """Moves of one game that may wait behind the one being computed; more get a 503."""
+    queued_total: int = 64
+    """Moves of all games that may wait for a solver thread; more get a 503."""

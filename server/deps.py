@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Path, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from server.service import GameService
 
-__all__ = ["ServiceDep"]
+__all__ = ["GameId", "PlayerToken", "ServiceDep"]
 
 
 def _service(request: Request) -> GameService:
@@ -16,3 +17,29 @@ def _service(request: Request) -> GameService:
 
 
 ServiceDep = Annotated[GameService, Depends(_service)]
+
+GameId = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=64,
+        pattern=r"^[A-Za-z0-9_-]+$",
+        description="the game's id, from its creation",
+    ),
+]
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="player token",
+    description="the `player_token` returned when the game was created",
+)
+
+
+def _token(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str | None:
+    return credentials.credentials if credentials else None
+
+
+PlayerToken = Annotated[str | None, Depends(_token)]
+"""The bearer token sent with the request, if any; the service checks it is the player's."""

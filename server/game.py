@@ -1,4 +1,4 @@
-"""The cruel-but-fair rules: what happens on a click (``../shared/spec/rules.md``).
+"""The cruel-but-fair rules: what happens on a click (``docs/rules.md``).
 
 A :class:`Game` is a value: the rules chosen before play plus what the player has seen.
 No layout is stored.  When a click needs mines, :class:`Referee` asks the SAT engine what
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from solver.budget import Budget
+from solver.cache import CachePool
 from solver.errors import (
     BudgetExceededError,
     IllegalMoveError,
@@ -47,6 +48,9 @@ class Rules:
     question_marks: bool = True
     debug: bool = False
     seed: int = 0
+    seeded: bool = False
+    """The creator chose the seed: the game is reproducible by anyone, so it may show it.
+    A server-drawn seed stays secret until the game ends (it would predict the draws)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +78,14 @@ class Game:
     elapsed_final_ms: int | None = None
     loss: Loss | None = None
     created_at: float = field(default_factory=time.time)
+    version: int = 0
+    """Counts every stored change (moves, undos, the assisted mark); a change commits only
+    if the stored game is still at the version it was computed from."""
+    undos: int = 0
+    """Undos so far: what an engine learned at an earlier position of the same ``undos``
+    still holds, whatever other processes played since."""
+    player_hash: str = ""
+    """SHA-256 of the player's token; moves need the token, spectators only read."""
 
     @classmethod
     def new(cls, game_id: str, rules: Rules) -> Game:
@@ -95,6 +107,11 @@ class Game:
         return int(((now or time.time()) - self.started_at) * 1000)
 
     @property
+    def seed_shown(self) -> bool:
+        """The seed is public once the game is over, or from the start when it was chosen."""
+        return self.rules.seeded or self.status != "playing"
+
+    @property
     def undo_allowed(self) -> bool:
         """Undo is offered after a loss and in a debug game."""
         return self.moves > 0 and (self.status == "lost" or self.rules.debug)
@@ -112,7 +129,14 @@ class Step:
         rows = [list(r) for r in game.rows]
         for x, y, ch in self.cells:
             rows[y][x] = ch
-        return replace(self.before, rows=tuple("".join(r) for r in rows), assisted=True)
+        return replace(
+            self.before,
+            rows=tuple("".join(r) for r in rows),
+            assisted=True,
+            version=game.version,
+            undos=game.undos + 1,
+            player_hash=game.player_hash,
+        )
 
 
 def _neighbours(x: int, y: int, width: int, height: int) -> Iterable[Cell]:
@@ -122,48 +146,81 @@ def _neighbours(x: int, y: int, width: int, height: int) -> Iterable[Cell]:
                 yield nx, ny
 
 
+WORK_SHARE = 0.8
+"""Share of a move's budget the solver works in; the rest is kept for what cannot be
+interrupted after it (drawing the board, storing the move, answering)."""
+
+CLASSIFY_SHARE = 0.5
+"""Share of a move's budget the classification may take; the layout draw gets the rest."""
+
+COUNT_SHARE = 0.5
+"""Share of what is left that exact counting may take before the SAT fallback draws."""
+
+FALLBACK_FLOOR_S = 0.2
+"""Least time the SAT fallback gets even when the budget is spent: enough for one layout
+of a small or medium board, so that running out of time rarely costs the player a 503;
+part of the fixed margin a move may take past its budget."""
+
+
 class Referee:
     """Applies moves to games of one id, owning that game's incremental engines.
 
     The engines only cache what is certain; a fresh referee (after a restart, or an
-    undo) rebuilds them from the board, so nothing correct depends on them.
+    undo) rebuilds them from the board, so nothing correct depends on them.  One
+    :class:`Budget` covers a whole move, fallbacks included: each step takes a share of
+    the time left, so a move ends by its deadline plus the time of the steps that
+    cannot be interrupted (drawing the board, a few hundred milliseconds on 256x256).
     """
 
     def __init__(
         self,
         encoding: CountEncoding = CountEncoding.TOTALIZER,
         budget_s: float | None = 5.0,
+        *,
+        cache_bytes: int = 64 << 20,
+        pool: CachePool | None = None,
     ) -> None:
-        self.engine = KnowledgeEngine(encoding)
-        self.counter = LayoutCounter()
+        self.engine = KnowledgeEngine(encoding, cache_bytes=cache_bytes // 2, pool=pool)
+        self.counter = LayoutCounter(cache_bytes // 2, pool)
+        self._undos = 0  # the game's undo count the engines learned under
         self.budget_s = budget_s
         self.timeouts = 0
         """Moves answered after the budget ran out (the fairness fallback applied)."""
         self.fallback_layouts = 0
         """Layouts drawn by the SAT fallback (consistent, not exactly uniform)."""
 
+    def sync(self, game: Game) -> None:
+        """Forgets what the engines learned if ``game`` was undone since (here or in
+        another process): certainties only carry forward, never across an undo."""
+        if game.undos != self._undos:
+            self.engine.forget()
+            self._undos = game.undos
+
     # ------------------------------------------------------------------ moves
-    def apply(self, game: Game, move: Move) -> tuple[Game, Step]:
+    def apply(self, game: Game, move: Move, budget: Budget | None = None) -> tuple[Game, Step]:
         """Plays ``move``; returns the new game and how to undo it.
 
-        Raises :class:`InvalidMoveError` (off the board), :class:`IllegalMoveError`
-        (not allowed now) and :class:`BudgetExceededError` (no fair answer in time; the
-        game is unchanged).
+        ``budget`` (default: ``budget_s`` from now) bounds the whole move, a chord's
+        reveals together.  Raises :class:`InvalidMoveError` (off the board),
+        :class:`IllegalMoveError` (not allowed now) and :class:`BudgetExceededError` (no
+        fair answer in time; the game is unchanged).
         """
+        budget = (budget or Budget(self.budget_s)).share(WORK_SHARE)
         if not (0 <= move.x < game.rules.width and 0 <= move.y < game.rules.height):
             raise InvalidMoveError(
                 f"({move.x}, {move.y}) is off the {game.rules.width}x{game.rules.height} board"
             )
         if game.status != "playing":
             raise IllegalMoveError(f"the game is over ({game.status})")
+        self.sync(game)
         rng = random.Random(f"{game.rules.seed}:{game.moves}:{move}")
         before = game
         if move.kind is MoveKind.FLAG:
             game = self._flag(game, move.x, move.y)
         elif move.kind is MoveKind.REVEAL:
-            game = self._reveal(game, move.x, move.y, rng)
+            game = self._reveal(game, move.x, move.y, rng, budget)
         else:
-            game = self._chord(game, move.x, move.y, rng)
+            game = self._chord(game, move.x, move.y, rng, budget)
         game = replace(game, moves=game.moves + 1)
         changed = tuple(
             (x, y, before.rows[y][x])
@@ -178,8 +235,9 @@ class Referee:
         """Takes back the last move; the engines forget what they learned since."""
         if not game.undo_allowed:
             raise IllegalMoveError("undo is offered after a loss or in a debug game")
-        self.engine.forget()
-        return step.undo(game)
+        undone = step.undo(game)
+        self.sync(undone)
+        return undone
 
     def _flag(self, game: Game, x: int, y: int) -> Game:
         ch = game.rows[y][x]
@@ -188,7 +246,7 @@ class Referee:
         nxt = {"#": "F", "F": "?" if game.rules.question_marks else "#", "?": "#"}[ch]
         return replace(game, rows=_set(game.rows, {(x, y): nxt}))
 
-    def _chord(self, game: Game, x: int, y: int, rng: random.Random) -> Game:
+    def _chord(self, game: Game, x: int, y: int, rng: random.Random, budget: Budget) -> Game:
         n = game.position.number(x, y)
         if n is None:
             raise IllegalMoveError(f"({x}, {y}) is not an open number; chords need one")
@@ -203,11 +261,11 @@ class Referee:
             if game.status != "playing":
                 break
             if game.rows[cy][cx] in ("#", "?"):  # an earlier reveal may have opened it
-                game = self._reveal(game, cx, cy, rng)
+                game = self._reveal(game, cx, cy, rng, budget)
         return game
 
     # ------------------------------------------------------------------ reveal
-    def _reveal(self, game: Game, x: int, y: int, rng: random.Random) -> Game:
+    def _reveal(self, game: Game, x: int, y: int, rng: random.Random, budget: Budget) -> Game:
         ch = game.rows[y][x]
         if ch == "F":
             raise IllegalMoveError(f"({x}, {y}) is flagged; remove the flag to open it")
@@ -215,12 +273,11 @@ class Referee:
             raise IllegalMoveError(f"({x}, {y}) is already open")
         c = (x, y)
         position = game.position
-        budget = Budget(self.budget_s)
         if game.started_at is None:
             game = replace(game, started_at=time.time())
         if position.is_start:
             return self._open(game, c, self._first_layout(game, c, rng, budget))
-        knowledge = self.engine.classify(position, budget)
+        knowledge = self.engine.classify(position, budget.share(CLASSIFY_SHARE))
         known, base = self.engine.known, knowledge.frontier
 
         def layout(fixed: dict[Cell, bool], allow_none: bool = False) -> AbstractSet[Cell]:
@@ -291,8 +348,9 @@ class Referee:
         allow_none: bool = False,
     ) -> AbstractSet[Cell]:
         """Draws a consistent layout agreeing with ``fixed``: exactly uniform when the
-        components can be counted in the budget, else a randomised SAT model.  ``base``
-        is the position's frontier when the caller has it (saves a board scan)."""
+        components can be counted in a share of the budget, else a randomised SAT model
+        in what is left of it (:class:`BudgetExceededError` when that runs out too).
+        ``base`` is the position's frontier when the caller has it (saves a board scan)."""
         try:
             try:
                 return draw_layout(
@@ -300,21 +358,22 @@ class Referee:
                     rng,
                     fixed=fixed,
                     known=known,
-                    budget=budget,
+                    budget=budget.share(COUNT_SHARE),
                     counter=self.counter,
                     base=base,
                 )
             except BudgetExceededError:
-                # Counting was too large; a SAT model gets a fresh share of time.
+                # Counting was too large or too slow: a SAT model in the time left.
                 self.fallback_layouts += 1
-                fresh = Budget(max(1.0, self.budget_s or 1.0))
+                left = budget.remaining()
                 return random_layout(
                     position,
                     rng,
                     fixed=fixed,
                     known=known,
                     encoding=self.engine.encoding,
-                    budget=fresh,
+                    budget=Budget(None if left is None else max(left, FALLBACK_FLOOR_S)),
+                    base=base,
                 )
         except InvalidPositionError:
             if allow_none:

@@ -1,23 +1,34 @@
-"""The Kaboom application: API routes, the page, and one place that maps errors to HTTP."""
+"""The Kaboom application: API routes, the page, the edge guards, and one place that maps
+errors to HTTP."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
-from fastapi.responses import FileResponse, JSONResponse, Response
-from fastapi.staticfiles import StaticFiles
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 
+from server.assets import add_asset_routes
 from server.config import Settings
+from server.edge import BodyGuard, CreateLimiter, SecurityHeaders, validation_error
+from server.errors import (
+    ConflictError,
+    GameNotFoundError,
+    MissingTokenError,
+    NotPlayerError,
+    RateLimitedError,
+)
 from server.routes import api
 from server.service import GameService
-from server.store import SqliteStore
+from server.store import open_store
 from solver.errors import (
     BudgetExceededError,
-    GameNotFoundError,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
@@ -31,9 +42,13 @@ log = logging.getLogger("kaboom")
 # Most specific first: each error class is answered with one status code.
 _STATUS: list[tuple[type[KaboomError], int]] = [
     (GameNotFoundError, 404),
+    (MissingTokenError, 401),
+    (NotPlayerError, 403),
+    (ConflictError, 409),
     (IllegalMoveError, 409),
     (InvalidMoveError, 422),
     (InvalidPositionError, 409),
+    (RateLimitedError, 429),
     (BudgetExceededError, 503),
 ]
 
@@ -41,11 +56,27 @@ _STATUS: list[tuple[type[KaboomError], int]] = [
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Builds the app around a store opened from ``settings``."""
     settings = settings or Settings()
-    store = SqliteStore(settings.db_path, synchronous=settings.sqlite_synchronous)
+    store = open_store(settings.db, synchronous=settings.sqlite_synchronous)
+    service = GameService(store, settings)
+
+    async def expire_forever() -> None:
+        while True:
+            try:
+                removed = await asyncio.to_thread(service.expire)
+                if removed:
+                    log.info("expired %d games", removed)
+            except Exception:
+                log.exception("game expiry failed; trying again later")
+            await asyncio.sleep(settings.expiry_interval_s)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        task = asyncio.create_task(expire_forever()) if settings.expiry_interval_s > 0 else None
         yield
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         store.close()
 
     app = FastAPI(
@@ -53,19 +84,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Cruel-but-fair Minesweeper: mines are decided when a click needs them.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # served by add_asset_routes from local files
+        redoc_url=None,
     )
     app.state.settings = settings
-    app.state.service = GameService(store, settings)
+    app.state.service = service
+    app.state.create_limiter = CreateLimiter(settings.create_per_minute, settings.create_burst)
     app.include_router(api.router)
     if importlib.util.find_spec("server.routes.pages") is not None:
         from server.routes import pages
 
         app.include_router(pages.router)
 
+    # Outermost first: headers on every answer, including the guard's refusals.
+    app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
+    app.add_middleware(SecurityHeaders)
+    app.add_exception_handler(RequestValidationError, validation_error)
+
     @app.exception_handler(KaboomError)
     async def kaboom_error(request: Request, exc: KaboomError) -> JSONResponse:
         code = next((c for cls, c in _STATUS if isinstance(exc, cls)), 400)
-        headers = {"Retry-After": "1"} if code == 503 else None
+        headers = None
+        if code == 503:
+            headers = {"Retry-After": "1"}
+        elif isinstance(exc, RateLimitedError):
+            headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
+        elif code == 401:
+            headers = {"WWW-Authenticate": "Bearer"}
         return JSONResponse({"detail": str(exc)}, status_code=code, headers=headers)
 
     @app.exception_handler(Exception)
@@ -73,23 +118,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         return JSONResponse({"detail": "internal error; the game was not changed"}, 500)
 
-    index = settings.web_dir / "index.html"
-
-    @app.get("/", include_in_schema=False)
-    @app.get("/games/{game_id}", include_in_schema=False)
-    async def page(game_id: str | None = None) -> Response:
-        if not index.exists():
-            return JSONResponse({"detail": "the page is not built"}, status_code=404)
-        return FileResponse(index, headers={"Cache-Control": "no-cache"})
-
-    htmx = settings.vendor_dir / "htmx.org" / "dist" / "htmx.min.js"
-
-    @app.get("/vendor/htmx.min.js", include_in_schema=False)
-    async def vendor_htmx() -> Response:
-        if not htmx.exists():
-            return JSONResponse({"detail": "htmx is not installed: run `npm ci`"}, 404)
-        return FileResponse(htmx, media_type="text/javascript")
-
-    if settings.web_dir.is_dir():
-        app.mount("/static", StaticFiles(directory=settings.web_dir), name="static")
+    add_asset_routes(app)
     return app

@@ -1,13 +1,15 @@
-"""Wire models: the JSON the API accepts and returns (``../shared/spec/api.md``).
+"""Wire models: the JSON the API accepts and returns (``docs/api.md``).
 
-Inputs are strict: a string where a number belongs is a 422, not a guess.
+Inputs are strict: a string where a number belongs is a 422, not a guess.  An integer
+may be written ``55.0``, because the OpenAPI schema says "integer" and JSON Schema lets
+an integer be written so: the parser and the schema a client reads agree.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from server.game import Game, Rules
 from server.service import Analysis, Hint, Replay
@@ -17,9 +19,11 @@ __all__ = [
     "XY",
     "AnalysisOut",
     "CellIn",
+    "CreatedGameOut",
     "GameOut",
     "HintOut",
     "LossOut",
+    "MovesOut",
     "NewGame",
     "NumberOut",
     "ProofOut",
@@ -30,18 +34,35 @@ __all__ = [
 MIN_SIDE, MAX_SIDE = 2, 256
 
 
+def _whole(value: Any) -> Any:
+    """``55.0`` is the integer 55 (as in JSON Schema); every other non-int is left for
+    the strict check to refuse."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_whole)]
+
+
 class NewGame(BaseModel):
     """A new game's size and settings."""
 
     model_config = ConfigDict(strict=True, extra="forbid")
 
-    width: int = Field(ge=MIN_SIDE, le=MAX_SIDE, description="columns, 2-256")
-    height: int = Field(ge=MIN_SIDE, le=MAX_SIDE, description="rows, 2-256")
-    mines: int = Field(ge=1, description="1 to width*height - 1")
+    width: Int = Field(ge=MIN_SIDE, le=MAX_SIDE, description="columns, 2-256")
+    height: Int = Field(ge=MIN_SIDE, le=MAX_SIDE, description="rows, 2-256")
+    mines: Int = Field(ge=1, le=MAX_SIDE * MAX_SIDE - 1, description="1 to width*height - 1")
     first_click: Literal["safe", "opening"] = "safe"
     forced_guess: Literal["survive", "fair"] = "survive"
     outside_guess: bool = False
-    seed: int | None = Field(default=None, ge=1, le=2**63 - 1)
+    seed: Int | None = Field(
+        default=None,
+        ge=1,
+        le=2**63 - 1,
+        description="replays a board: the same seed and clicks give the same game (the game"
+        " then shows its seed; a server-drawn seed stays secret until the game ends)",
+    )
     debug: bool = False
     question_marks: bool = True
 
@@ -74,8 +95,8 @@ class CellIn(BaseModel):
 
     model_config = ConfigDict(strict=True, extra="forbid")
 
-    x: int = Field(ge=0, le=MAX_SIDE - 1, description="column, 0-based")
-    y: int = Field(ge=0, le=MAX_SIDE - 1, description="row, 0-based")
+    x: Int = Field(ge=0, le=MAX_SIDE - 1, description="column, 0-based, below the width")
+    y: Int = Field(ge=0, le=MAX_SIDE - 1, description="row, 0-based, below the height")
 
 
 class XY(BaseModel):
@@ -109,7 +130,11 @@ class GameOut(BaseModel):
     outside_guess: bool
     question_marks: bool
     debug: bool
-    seed: int
+    seed: int | None = Field(
+        description="shown when the game was created with a seed, or once it is over"
+    )
+    seeded: bool
+    version: int = Field(description="counts every change; long polls wake when it moves")
     undo_allowed: bool
     loss: LossOut | None = None
 
@@ -142,10 +167,27 @@ class GameOut(BaseModel):
             outside_guess=r.outside_guess,
             question_marks=r.question_marks,
             debug=r.debug,
-            seed=r.seed,
+            seed=r.seed if game.seed_shown else None,
+            seeded=r.seeded,
+            version=game.version,
             undo_allowed=game.undo_allowed,
             loss=loss,
         )
+
+
+class CreatedGameOut(GameOut):
+    """A new game, with the token that its moves need: keep it, it is shown only here."""
+
+    player_token: str = Field(
+        description="send as `Authorization: Bearer <token>` with moves, undo and analysis"
+    )
+
+
+class MovesOut(BaseModel):
+    """The game's moves so far, in order, as move strings (``reveal 3 4``, ``flag 0 1``,
+    ``chord 2 2``)."""
+
+    moves: list[str]
 
 
 class AnalysisOut(BaseModel):
@@ -169,7 +211,7 @@ class AnalysisOut(BaseModel):
             complete=k.complete,
             safe=len(k.safe),
             mines=len(k.mines),
-            unknown=len(k.unknown) + len(k.unresolved),
+            unknown=k.unknown_count + len(k.unresolved),
         )
 
 

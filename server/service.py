@@ -1,29 +1,40 @@
-"""Games as a service: load, lock, apply a move, persist, answer.
+"""Games as a service: load, apply a move, commit it if nobody else did first, answer.
 
-One lock per game serialises its moves; each game's :class:`Referee` (its warm engines)
-lives in a bounded in-memory cache and is rebuilt from the board when evicted.
+Any number of server processes may share one store.  A change is computed from the game
+as stored and committed only if the game is still at that version (compare-and-set); the
+loser of a race is computed again on the fresh game, so every acknowledged move is in the
+game's history.  Within one process, a lock per game keeps its moves from racing at all.
+Each game's :class:`Referee` (its warm engines) lives in a bounded in-memory cache, is
+rebuilt when evicted, and forgets what it learned when another process undid a move.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import hashlib
+import hmac
 import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from server.admission import Gate
 from server.config import Settings
-from server.game import Game, Referee, Rules
+from server.errors import ConflictError, MissingTokenError, NotPlayerError
+from server.game import Game, Referee, Rules, Step
 from server.store import GameStore
 from solver.budget import Budget
+from solver.cache import CachePool
 from solver.errors import BudgetExceededError, IllegalMoveError, InvalidMoveError
 from solver.knowledge import Knowledge
 from solver.position import Cell, Move, Position
 from solver.probability import probabilities
 from solver.proof import Proof, prove
 
-__all__ = ["Analysis", "GameService", "Hint", "Replay"]
+__all__ = ["Analysis", "GameService", "Hint", "Replay", "token_hash"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +46,16 @@ class Analysis:
     status: list[str]
     probability: list[list[float | None] | None]
     exact: bool
+
+
+@dataclass(slots=True)
+class _Session:
+    referee: Referee
+    lock: threading.Lock
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,38 +81,40 @@ class Replay:
 
 _HINT_CANDIDATES = 8
 """Safe cells whose proofs a hint compares, to show the shortest of them."""
-
-
 _HINT_CELLS = 32
 """At most this many equally good guesses are named (the outside may have thousands)."""
 
-
-@dataclass(slots=True)
-class _Session:
-    referee: Referee
-    lock: threading.Lock
+_RETRIES = 8
+"""Times a change is computed again after losing a race before the answer is 409."""
 
 
 class GameService:
-    """Creates games and applies moves to them."""
+    """Creates games, checks who may move them, and applies moves."""
 
     def __init__(self, store: GameStore, settings: Settings) -> None:
         self.store = store
         self.settings = settings
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._guard = threading.Lock()
-        self._versions: dict[str, int] = {}
+        self.watcher = Watcher(store, settings.long_poll_interval_s)
+        self.pool = CachePool(settings.cache_mb << 20)
+        self.gate = Gate(settings.solver_threads, settings.queued_moves, settings.queued_total)
 
     def _session(self, game_id: str) -> _Session:
         with self._guard:
             s = self._sessions.get(game_id)
             if s is None:
-                s = _Session(
-                    Referee(self.settings.count_encoding, self.settings.move_budget_s),
-                    threading.Lock(),
+                referee = Referee(
+                    self.settings.count_encoding,
+                    self.settings.move_budget_s,
+                    cache_bytes=self.settings.game_cache_mb << 20,
+                    pool=self.pool,
                 )
+                s = _Session(referee, threading.Lock())
                 self._sessions[game_id] = s
-                while len(self._sessions) > self.settings.cached_games:
+                while len(self._sessions) > self.settings.cached_games or (
+                    len(self._sessions) > 1 and self._known_cells() > self.settings.cached_cells
+                ):
                     old_id, old = self._sessions.popitem(last=False)
                     if old.lock.locked():  # in use: keep it
                         self._sessions[old_id] = old
@@ -100,53 +123,122 @@ class GameService:
                 self._sessions.move_to_end(game_id)
             return s
 
-    def create(self, rules: Rules) -> Game:
+    def _known_cells(self) -> int:
+        return sum(len(s.referee.engine.known) for s in self._sessions.values())
+
+    # ------------------------------------------------------------------ games
+    def create(self, rules: Rules) -> tuple[Game, str]:
+        """Stores a new game; returns it with the player's token (shown only here)."""
         if rules.seed == 0:
-            rules = replace(rules, seed=secrets.randbits(63))
-        game = Game.new(secrets.token_urlsafe(24), rules)  # 192 random bits
+            rules = replace(rules, seed=secrets.randbits(63) or 1, seeded=False)
+        else:
+            rules = replace(rules, seeded=True)
+        token = secrets.token_urlsafe(24)
+        game = Game.new(secrets.token_urlsafe(24), rules)  # 192 random bits each
+        game = replace(game, player_hash=token_hash(token))
         self.store.create(game)
-        return game
+        self.watcher.changed(game.id)
+        return game, token
 
     def get(self, game_id: str) -> Game:
         return self.store.get(game_id)
 
-    def play(self, game_id: str, move: Move) -> Game:
-        session = self._session(game_id)
-        with session.lock:
-            game = self.store.get(game_id)
-            new, step = session.referee.apply(game, move)
-            self.store.save_move(new, step)
-        self._versions[game_id] = new.moves
-        return new
+    def moves(self, game_id: str) -> list[str]:
+        self.store.get(game_id)  # 404 for an unknown game
+        return self.store.moves(game_id)
 
-    def undo(self, game_id: str) -> Game:
+    @staticmethod
+    def check_player(game: Game, token: str | None) -> None:
+        """Raises :class:`NotPlayerError` unless ``token`` is the game's player token."""
+        if token is None:
+            raise MissingTokenError("only the player may do this: send the player's token as"
+                                    " 'Authorization: Bearer <token>'")
+        if not hmac.compare_digest(token_hash(token), game.player_hash):
+            raise NotPlayerError("the token is not this game's player token")
+
+    # ------------------------------------------------------------------ changes
+    def _change(
+        self,
+        game_id: str,
+        token: str | None,
+        compute: Callable[[Referee, Game], tuple[Game, Step | None]],
+        commit: Callable[[Game, Game, Step | None], bool],
+    ) -> Game:
+        """Computes a change on the stored game and commits it by compare-and-set,
+        computing again on the fresh game when another process got there first."""
         session = self._session(game_id)
         with session.lock:
-            game = self.store.get(game_id)
+            for _ in range(_RETRIES):
+                game = self.store.get(game_id)
+                self.check_player(game, token)
+                new, step = compute(session.referee, game)
+                new = replace(new, version=game.version + 1)
+                if commit(game, new, step):
+                    self.watcher.changed(game_id)
+                    return new
+            raise ConflictError("the game kept changing under this move; try again")
+
+    def authorize(self, game_id: str, token: str | None) -> None:
+        """Raises unless ``token`` is the game's player token: checked before a request
+        queues for the game's solver turn, so that watchers cannot crowd the player out."""
+        self.check_player(self.store.get(game_id), token)
+
+    def play(
+        self, game_id: str, move: Move, token: str | None, budget: Budget | None = None
+    ) -> Game:
+        """Plays ``move``; ``budget`` (default: the move budget from now) bounds it all."""
+        budget = budget or Budget(self.settings.move_budget_s)
+        return self._change(
+            game_id,
+            token,
+            lambda referee, game: referee.apply(game, move, budget),
+            lambda before, after, step: self.store.commit_move(before, after, step),  # type: ignore[arg-type]
+        )
+
+    def undo(self, game_id: str, token: str | None) -> Game:
+        def compute(referee: Referee, game: Game) -> tuple[Game, Step | None]:
             if not game.undo_allowed:
                 raise IllegalMoveError("undo is offered after a loss or in a debug game")
-            step = self.store.last_step(game)
-            new = session.referee.undo(game, step)
-            self.store.save_undo(new)
-        self._versions[game_id] = -new.moves - 1  # any change wakes the watchers
-        return new
+            return referee.undo(game, self.store.last_step(game)), None
 
-    def analyse(self, game_id: str) -> tuple[Game, Analysis]:
-        session = self._session(game_id)
-        with session.lock:
-            game = self.store.get(game_id)
+        return self._change(
+            game_id, token, compute, lambda before, after, _: self.store.commit_undo(before, after)
+        )
+
+    def _mark_assisted(self, game_id: str, token: str | None) -> Game:
+        def compute(referee: Referee, game: Game) -> tuple[Game, Step | None]:
             if game.status != "playing":
                 raise IllegalMoveError(f"the game is over ({game.status}); nothing to analyse")
-            game = self._assisted(game)
-            position = game.position
+            return replace(game, assisted=True), None
+
+        game = self.store.get(game_id)
+        self.check_player(game, token)
+        if game.assisted and game.status == "playing":
+            return game
+        return self._change(
+            game_id, token, compute, lambda before, after, _: self.store.commit(before, after)
+        )
+
+    def analyse(
+        self, game_id: str, token: str | None, budget: Budget | None = None
+    ) -> tuple[Game, Analysis]:
+        """The analysis of the player's game; marks it assisted.  ``budget`` (default:
+        the analysis budget from now) covers the classification and the probabilities
+        together, and leaves 30 % for building the answer (1.3 MB of JSON at 256x256)."""
+        budget = (budget or Budget(self.settings.analysis_budget_s)).share(0.7)
+        game = self._mark_assisted(game_id, token)
+        session = self._session(game_id)
+        with session.lock:
             referee = session.referee
-            knowledge = referee.engine.classify(position, Budget(self.settings.analysis_budget_s))
+            referee.sync(game)
+            position = game.position
+            knowledge = referee.engine.classify(position, budget.share(0.5))
             rows: list[list[float | None] | None]
             try:
                 probs = probabilities(
                     position,
                     known=referee.engine.known,
-                    budget=Budget(self.settings.analysis_budget_s),
+                    budget=budget,
                     counter=referee.counter,
                 )
                 rows = [
@@ -162,38 +254,37 @@ class GameService:
                 exact = False
         return game, Analysis(knowledge, knowledge.status_rows(position), rows, exact)
 
-    def proof(self, game_id: str, cell: Cell) -> tuple[Game, Proof]:
-        """The proof of a covered cell.  During a game it is assistance (the game is
-        marked assisted); after the game it is free and proves the cell in the position
-        before the last move, where the loss was decided."""
-        session = self._session(game_id)
-        with session.lock:
-            game = self.store.get(game_id)
-            if game.status == "playing":
-                position = game.position
-                game = self._assisted(game)
-            else:
-                position = self._before_last(game)
+    # ------------------------------------------------------------------ proofs
+    def proof(self, game_id: str, cell: Cell, token: str | None) -> tuple[Game, Proof]:
+        """The proof of a covered cell.  During a game it is assistance: only the player
+        may ask, and the game is marked assisted.  After the game it is free and proves
+        the cell in the position before the last move, where the loss was decided."""
+        game = self.store.get(game_id)
+        if game.status == "playing":
+            game = self._mark_assisted(game_id, token)
+            position = game.position
+        else:
+            position = self._before_last(game)
         width, height = position.width, position.height
         if not (0 <= cell[0] < width and 0 <= cell[1] < height):
             raise InvalidMoveError(f"({cell[0]}, {cell[1]}) is off the {width}x{height} board")
         return game, prove(position, cell, Budget(self.settings.analysis_budget_s))
 
-    def hint(self, game_id: str) -> tuple[Game, Hint]:
+    def hint(self, game_id: str, token: str | None) -> tuple[Game, Hint]:
         """A proven safe cell with the shortest proof among a few, or the best odds of a
-        forced guess; marks the game assisted."""
+        forced guess; only the player may ask, and the game is marked assisted."""
+        if self.store.get(game_id).status != "playing":
+            raise IllegalMoveError("the game is over; no hint to give")
+        game = self._mark_assisted(game_id, token)
+        position = game.position
+        if position.is_start:
+            return game, Hint("first_click", ((position.width // 2, position.height // 2),))
+        budget = Budget(self.settings.analysis_budget_s)
         session = self._session(game_id)
         with session.lock:
-            game = self.store.get(game_id)
-            if game.status != "playing":
-                raise IllegalMoveError(f"the game is over ({game.status}); no hint to give")
-            game = self._assisted(game)
-            position = game.position
-            if position.is_start:
-                middle = (position.width // 2, position.height // 2)
-                return game, Hint("first_click", (middle,))
-            budget = Budget(self.settings.analysis_budget_s)
-            knowledge = session.referee.engine.classify(position, budget)
+            referee = session.referee
+            referee.sync(game)
+            knowledge = referee.engine.classify(position, budget.share(0.5))
             safe = sorted(
                 (c for c in knowledge.safe if position.is_covered(*c) and position.char(*c) != "F"),
                 key=lambda c: (c[1], c[0]),
@@ -204,10 +295,7 @@ class GameService:
                 return game, Hint("safe", (best.cell,), best)
             try:
                 probs = probabilities(
-                    position,
-                    known=session.referee.engine.known,
-                    budget=budget,
-                    counter=session.referee.counter,
+                    position, known=referee.engine.known, budget=budget, counter=referee.counter
                 )
             except BudgetExceededError:
                 return game, Hint("forced_guess", ())
@@ -217,18 +305,19 @@ class GameService:
             # A guess off the frontier would lose outright while the frontier has a chance.
             odds = {c: p for c, p in odds.items() if c in frontier}
         low = min(odds.values())
-        best = sorted((c for c, p in odds.items() if p <= low + 1e-12), key=lambda c: (c[1], c[0]))
-        return game, Hint("forced_guess", tuple(best[:_HINT_CELLS]), probability=low)
+        best_cells = sorted(
+            (c for c, p in odds.items() if p <= low + 1e-12), key=lambda c: (c[1], c[0])
+        )
+        return game, Hint("forced_guess", tuple(best_cells[:_HINT_CELLS]), probability=low)
 
     def replay(self, game_id: str) -> tuple[Game, Replay]:
         """The moves of a finished game, rebuilt from their undo records."""
         game = self.store.get(game_id)
         if game.status == "playing":
             raise IllegalMoveError("the game is still being played; its replay comes at the end")
-        steps = self.store.steps(game_id)
         rows = [list(r) for r in game.rows]
         moves = []
-        for step in reversed(steps):
+        for step in reversed(self.store.steps(game_id)):
             cells = tuple((x, y, ch, rows[y][x]) for x, y, ch in step.cells)
             for x, y, ch in step.cells:
                 rows[y][x] = ch
@@ -236,28 +325,85 @@ class GameService:
         moves.reverse()
         return game, Replay(tuple("".join(r) for r in rows), tuple(moves))
 
-    def _assisted(self, game: Game) -> Game:
-        if game.assisted:
-            return game
-        game = replace(game, assisted=True)
-        self.store.save(game)
-        return game
-
     def _before_last(self, game: Game) -> Position:
         """The position the last move was played on (the board before a loss showed)."""
         if game.moves == 0:
             return game.position
         return self.store.last_step(game).undo(game).position
 
+    # ------------------------------------------------------------------ expiry
+    def expire(self, now: float | None = None) -> int:
+        """Deletes finished games and idle games past their settings' ages."""
+        now = time.time() if now is None else now
+        return self.store.expire(
+            now - self.settings.finished_expiry_s, now - self.settings.idle_expiry_s
+        )
+
+    # ------------------------------------------------------------------ watching
     async def wait_for_change(self, game_id: str, moves: int, timeout: float) -> Game:
-        """Returns the game once its move count differs from ``moves`` (or at timeout)."""
+        """Returns the game once its move count differs from ``moves`` or it changes
+        (a move or an undo, made by any process), or at the timeout."""
         deadline = time.monotonic() + min(timeout, self.settings.long_poll_max_s)
-        game = self.store.get(game_id)
-        while game.moves == moves and game.status == "playing":
-            seen = self._versions.get(game_id)
-            while self._versions.get(game_id) == seen:
-                if time.monotonic() >= deadline:
-                    return game
-                await asyncio.sleep(0.05)
-            game = self.store.get(game_id)
-        return game
+        game = await asyncio.to_thread(self.store.get, game_id)
+        if game.moves != moves or game.status != "playing":
+            return game
+        await self.watcher.wait(game_id, game.version, deadline)
+        return await asyncio.to_thread(self.store.get, game_id)
+
+
+class Watcher:
+    """Wakes long polls when a watched game changes, in this process or another.
+
+    Changes made here wake at once; for changes made elsewhere one task per process
+    reads the versions of every watched game in one query each ``interval`` seconds,
+    and only while someone is waiting.
+    """
+
+    def __init__(self, store: GameStore, interval: float) -> None:
+        self.store = store
+        self.interval = interval
+        self._waiting: dict[str, list[tuple[int, asyncio.Future[None]]]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._poke = asyncio.Event()
+
+    def changed(self, game_id: str) -> None:
+        """Called from any thread after this process committed a change: the watchers
+        look at once instead of at the next interval."""
+        loop = self._loop
+        if loop is not None and game_id in self._waiting:
+            loop.call_soon_threadsafe(self._poke.set)
+
+    async def wait(self, game_id: str, version: int, deadline: float) -> None:
+        self._loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = self._loop.create_future()
+        entry = (version, future)
+        self._waiting.setdefault(game_id, []).append(entry)
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run())
+        try:
+            await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            pass  # answered with the unchanged game
+        finally:
+            waiters = self._waiting.get(game_id, [])
+            if entry in waiters:
+                waiters.remove(entry)
+            if not waiters:
+                self._waiting.pop(game_id, None)
+
+    async def _run(self) -> None:
+        while self._waiting:
+            ids = list(self._waiting)
+            try:
+                versions = await asyncio.to_thread(self.store.versions, ids)
+            except Exception:  # a store hiccup: the waiters time out at worst
+                versions = {}
+            for game_id in ids:
+                current = versions.get(game_id)
+                for version, future in self._waiting.get(game_id, []):
+                    if current != version and not future.done():
+                        future.set_result(None)
+            self._poke.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._poke.wait(), self.interval)

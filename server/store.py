@@ -1,8 +1,11 @@
-"""Where games live: SQLite by default (survives restarts), in memory for tests.
+"""Where games live: SQLite by default (a file, nothing to install), PostgreSQL to share
+one store between many server processes, in memory for tests.
 
-A move is committed (game row updated, undo record appended, in one transaction)
-before it is answered, so an answered move is never lost.  The undo record holds only
-the cells the move changed and the counters before it, not a copy of the board.
+Every change is a compare-and-set: it commits only if the stored game is still at the
+``version`` it was computed from, in one transaction with its undo record, so two
+processes racing on one game can never both be acknowledged.  An acknowledged change is
+committed before it is answered, so it is never lost.  The undo record holds only the
+cells the move changed and the counters before it, not a copy of the board.
 """
 
 from __future__ import annotations
@@ -10,25 +13,41 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Protocol
 
+from server import migrations
+from server.errors import GameNotFoundError
 from server.game import Game, Loss, Rules, Step
-from solver.errors import GameNotFoundError
 
-__all__ = ["GameStore", "MemoryStore", "SqliteStore", "game_from_dict", "game_to_dict"]
+__all__ = [
+    "GameStore",
+    "MemoryStore",
+    "PostgresStore",
+    "SqliteStore",
+    "game_from_dict",
+    "game_to_dict",
+    "open_store",
+]
 
 
 class GameStore(Protocol):
-    """Keeps games and their undo records."""
+    """Keeps games and their undo records; every write is a compare-and-set on
+    ``Game.version`` and returns whether it committed."""
 
     def create(self, game: Game) -> None: ...
     def get(self, game_id: str) -> Game: ...
-    def save_move(self, game: Game, step: Step) -> None: ...
+    def commit_move(self, before: Game, after: Game, step: Step) -> bool: ...
+    def commit_undo(self, before: Game, after: Game) -> bool: ...
+    def commit(self, before: Game, after: Game) -> bool: ...
     def last_step(self, game: Game) -> Step: ...
     def steps(self, game_id: str) -> list[Step]: ...
-    def save_undo(self, game: Game) -> None: ...
-    def save(self, game: Game) -> None: ...
+    def moves(self, game_id: str) -> list[str]: ...
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int]: ...
+    def expire(self, finished_before: float, idle_before: float) -> int: ...
     def close(self) -> None: ...
 
 
@@ -50,6 +69,9 @@ def game_to_dict(game: Game) -> dict[str, Any]:
         if loss is None
         else {"x": loss.x, "y": loss.y, "reason": loss.reason, "safe_cell": loss.safe_cell},
         "created_at": game.created_at,
+        "version": game.version,
+        "undos": game.undos,
+        "player_hash": game.player_hash,
     }
 
 
@@ -70,6 +92,9 @@ def game_from_dict(data: dict[str, Any]) -> Game:
         if loss
         else None,
         created_at=data["created_at"],
+        version=data.get("version", 0),
+        undos=data.get("undos", 0),
+        player_hash=data.get("player_hash", ""),
     )
 
 
@@ -85,68 +110,83 @@ def _step_from_json(text: str) -> Step:
     return Step(data["move"], tuple(tuple(c) for c in data["cells"]), before)
 
 
-class SqliteStore:
-    """Games in one SQLite file (WAL mode); safe to share between threads."""
+def _state(game: Game) -> str:
+    return json.dumps(game_to_dict(game), separators=(",", ":"))
 
-    def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()
-        if synchronous.upper() not in {"OFF", "NORMAL", "FULL"}:
-            raise ValueError(f"unknown synchronous mode {synchronous!r}")
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(f"PRAGMA synchronous={synchronous}")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS games (id TEXT PRIMARY KEY, state TEXT NOT NULL)"
-            )
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS steps (game_id TEXT NOT NULL, n INTEGER NOT NULL,"
-                " step TEXT NOT NULL, PRIMARY KEY (game_id, n))"
-            )
+
+class _SqlStore:
+    """The store's SQL, shared by both backends; subclasses give a transaction context
+    (``_tx``) whose cursor takes ``?`` placeholders."""
+
+    dialect = "sqlite"
+
+    def _tx(self, write: bool = True) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _migrate(self, cur: Any, has_table: bool) -> None:
+        cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = cur.execute("SELECT max(version) FROM schema_version").fetchone()
+        current = row[0] if row and row[0] is not None else (1 if has_table else 0)
+        for n, statements in migrations.pending(current, self.dialect):
+            for sql in statements:
+                cur.execute(sql)
+            cur.execute("DELETE FROM schema_version")
+            cur.execute("INSERT INTO schema_version (version) VALUES (?)", (n,))
+
+    def schema_version(self) -> int:
+        with self._tx(write=False) as cur:
+            return int(cur.execute("SELECT max(version) FROM schema_version").fetchone()[0])
 
     def create(self, game: Game) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO games (id, state) VALUES (?, ?)",
-                (game.id, json.dumps(game_to_dict(game))),
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO games (id, state, version, status, updated_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (game.id, _state(game), game.version, game.status, time.time()),
             )
 
     def get(self, game_id: str) -> Game:
-        with self._lock:
-            row = self._db.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
+        with self._tx(write=False) as cur:
+            row = cur.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise GameNotFoundError(f"no game with id {game_id!r}")
         return game_from_dict(json.loads(row[0]))
 
-    def save(self, game: Game) -> None:
-        with self._lock:
-            self._db.execute(
-                "UPDATE games SET state = ? WHERE id = ?",
-                (json.dumps(game_to_dict(game)), game.id),
-            )
+    @staticmethod
+    def _swap(cur: Any, before: Game, after: Game) -> bool:
+        cur.execute(
+            "UPDATE games SET state = ?, version = ?, status = ?, updated_at = ?"
+            " WHERE id = ? AND version = ?",
+            (_state(after), after.version, after.status, time.time(), after.id, before.version),
+        )
+        return bool(cur.rowcount == 1)
 
-    def save_move(self, game: Game, step: Step) -> None:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute(
-                    "UPDATE games SET state = ? WHERE id = ?",
-                    (json.dumps(game_to_dict(game)), game.id),
-                )
-                self._db.execute(
-                    "INSERT OR REPLACE INTO steps (game_id, n, step) VALUES (?, ?, ?)",
-                    (game.id, game.moves, _step_to_json(step)),
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+    def commit(self, before: Game, after: Game) -> bool:
+        with self._tx() as cur:
+            return self._swap(cur, before, after)
+
+    def commit_move(self, before: Game, after: Game, step: Step) -> bool:
+        with self._tx() as cur:
+            if not self._swap(cur, before, after):
+                return False
+            # A record left by an undone move may hold the same number: replace it.
+            cur.execute("DELETE FROM steps WHERE game_id = ? AND n >= ?", (after.id, after.moves))
+            cur.execute(
+                "INSERT INTO steps (game_id, n, step) VALUES (?, ?, ?)",
+                (after.id, after.moves, _step_to_json(step)),
+            )
+            return True
+
+    def commit_undo(self, before: Game, after: Game) -> bool:
+        with self._tx() as cur:
+            if not self._swap(cur, before, after):
+                return False
+            cur.execute("DELETE FROM steps WHERE game_id = ? AND n > ?", (after.id, after.moves))
+            return True
 
     def last_step(self, game: Game) -> Step:
-        with self._lock:
-            row = self._db.execute(
+        with self._tx(write=False) as cur:
+            row = cur.execute(
                 "SELECT step FROM steps WHERE game_id = ? AND n = ?", (game.id, game.moves)
             ).fetchone()
         if row is None:
@@ -155,28 +195,86 @@ class SqliteStore:
 
     def steps(self, game_id: str) -> list[Step]:
         """Every move's undo record, first move first (a replay reads them back)."""
-        with self._lock:
-            rows = self._db.execute(
+        with self._tx(write=False) as cur:
+            rows = cur.execute(
                 "SELECT step FROM steps WHERE game_id = ? ORDER BY n", (game_id,)
             ).fetchall()
-        return [_step_from_json(row[0]) for row in rows]
+        return [_step_from_json(r[0]) for r in rows]
 
-    def save_undo(self, game: Game) -> None:
-        """Stores the game after an undo and drops the undone move's record."""
+    def moves(self, game_id: str) -> list[str]:
+        """The game's moves in order, as move strings (``r3,4``)."""
+        with self._tx(write=False) as cur:
+            rows = cur.execute(
+                "SELECT step FROM steps WHERE game_id = ? ORDER BY n", (game_id,)
+            ).fetchall()
+        return [json.loads(r[0])["move"] for r in rows]
+
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int]:
+        """The stored version of each game that exists (one query, for the watchers)."""
+        if not game_ids:
+            return {}
+        marks = ", ".join("?" for _ in game_ids)
+        with self._tx(write=False) as cur:
+            rows = cur.execute(
+                f"SELECT id, version FROM games WHERE id IN ({marks})", tuple(game_ids)
+            ).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    def expire(self, finished_before: float, idle_before: float) -> int:
+        """Deletes games finished before ``finished_before`` and unfinished games with no
+        change since ``idle_before``; returns how many.  The condition is checked by the
+        DELETE itself, so a game that changed meanwhile is never removed."""
+        with self._tx() as cur:
+            cur.execute(
+                "DELETE FROM steps WHERE game_id IN (SELECT id FROM games WHERE"
+                " (status <> 'playing' AND updated_at < ?) OR updated_at < ?)",
+                (finished_before, idle_before),
+            )
+            cur.execute(
+                "DELETE FROM games WHERE (status <> 'playing' AND updated_at < ?)"
+                " OR updated_at < ?",
+                (finished_before, idle_before),
+            )
+            return int(cur.rowcount)
+
+
+class SqliteStore(_SqlStore):
+    """Games in one SQLite file (WAL mode).  Safe to share between threads, and between
+    processes: each write takes the database's write lock (``BEGIN IMMEDIATE``)."""
+
+    def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in {"OFF", "NORMAL", "FULL"}:
+            raise ValueError(f"unknown synchronous mode {synchronous!r}")
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(
+            str(path), check_same_thread=False, isolation_level=None, timeout=30
+        )
+        self._lock = threading.Lock()
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(f"PRAGMA synchronous={synchronous}")
+        with self._tx() as cur:
+            has = cur.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
+            ).fetchone()
+            self._migrate(cur, has is not None)
+
+    @contextmanager
+    def _tx(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            cur = self._db.cursor()
+            # Reads see the last commit without a transaction; writes take the lock at
+            # once so two processes never both read-then-write on a stale snapshot.
+            cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
-                self._db.execute(
-                    "DELETE FROM steps WHERE game_id = ? AND n > ?", (game.id, game.moves)
-                )
-                self._db.execute(
-                    "UPDATE games SET state = ? WHERE id = ?",
-                    (json.dumps(game_to_dict(game)), game.id),
-                )
-                self._db.execute("COMMIT")
+                yield cur
             except BaseException:
-                self._db.execute("ROLLBACK")
+                cur.execute("ROLLBACK")
                 raise
+            else:
+                cur.execute("COMMIT")
+            finally:
+                cur.close()
 
     def close(self) -> None:
         with self._lock:
@@ -188,3 +286,75 @@ class MemoryStore(SqliteStore):
 
     def __init__(self) -> None:
         super().__init__(":memory:", synchronous="OFF")
+
+
+class PostgresStore(_SqlStore):
+    """Games in PostgreSQL through psycopg 3 and its connection pool: the store that
+    several server processes (on one host or many) share."""
+
+    dialect = "postgresql"
+
+    def __init__(self, url: str, pool_size: int = 8) -> None:
+        from psycopg_pool import ConnectionPool
+
+        # Autocommit: a read is one round trip; a change opens its own transaction.
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            open=True,
+            timeout=30,
+            name="kaboom",
+            kwargs={"autocommit": True},
+        )
+        with self._tx() as cur:
+            # Processes starting together must not run the same migration twice.
+            cur.execute("SELECT pg_advisory_xact_lock(7031)")
+            cur.execute("SELECT to_regclass('games')")
+            self._migrate(cur, cur.fetchone()[0] is not None)
+
+    @contextmanager
+    def _tx(self, write: bool = True) -> Iterator[Any]:
+        with self._pool.connection() as conn:
+            if not write:
+                with conn.cursor() as cur:
+                    yield _QmarkCursor(cur)
+                return
+            with conn.transaction(), conn.cursor() as cur:
+                yield _QmarkCursor(cur)
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+class _QmarkCursor:
+    """A psycopg cursor that takes the ``?`` placeholders the shared SQL is written with."""
+
+    def __init__(self, cur: Any) -> None:
+        self._cur = cur
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _QmarkCursor:
+        self._cur.execute(sql.replace("?", "%s"), params)
+        return self
+
+    def fetchone(self) -> Any:
+        return self._cur.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return self._cur.fetchall()
+
+    @property
+    def rowcount(self) -> int:
+        return int(self._cur.rowcount)
+
+
+def open_store(url: str, synchronous: str = "NORMAL") -> GameStore:
+    """Opens the store named by ``url``: ``postgresql://…`` (or ``postgres://``), a SQLite
+    file path (``sqlite:///path`` also accepted), or ``:memory:``."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return PostgresStore(url)
+    if url.startswith("sqlite:///"):
+        url = url.removeprefix("sqlite:///")
+    if url == ":memory:":
+        return MemoryStore()
+    return SqliteStore(url, synchronous=synchronous)

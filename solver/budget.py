@@ -31,3 +31,12 @@ class Budget:
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
+
+    def share(self, fraction: float) -> Budget:
+        """A budget ending when ``fraction`` of the time left now has passed: one step of
+        a request takes its share and leaves the rest to the steps after it (a fallback
+        never gets more time than the request has left)."""
+        left = self.remaining()
+        if left is None:
+            return Budget(None)
+        return Budget(left * fraction)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 __all__ = [
     "BudgetExceededError",
-    "GameNotFoundError",
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPositionError",
@@ -35,7 +34,3 @@ class NoProofError(IllegalMoveError):
 
 class BudgetExceededError(KaboomError, TimeoutError):
     """Raised when a computation ran out of its time budget before it could answer."""
-
-
-class GameNotFoundError(KaboomError, LookupError):
-    """Raised when no game has the given id."""

@@ -39,21 +39,17 @@ def _around(mask: np.ndarray) -> np.ndarray:
     )
 
 
-@functools.cache
-def _neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
-    """Flat indices of each cell's neighbours, computed once per board size."""
-    out = []
-    for y in range(height):
-        for x in range(width):
-            out.append(
-                tuple(
-                    ny * width + nx
-                    for ny in range(max(0, y - 1), min(height, y + 2))
-                    for nx in range(max(0, x - 1), min(width, x + 2))
-                    if nx != x or ny != y
-                )
-            )
-    return tuple(out)
+@functools.lru_cache(maxsize=16)
+def _neighbour_table(width: int, height: int) -> np.ndarray:
+    """Flat indices of each cell's neighbours, row-major, padded with -1: one row of 8
+    per cell.  Built with numpy (a tuple per cell took seconds on 256x256 under load,
+    inside a move's budget) and kept for a few board sizes only (2 MB each at 256x256;
+    one per size played would grow without bound)."""
+    idx = np.full((height + 2, width + 2), -1, dtype=np.int32)
+    idx[1 : height + 1, 1 : width + 1] = np.arange(width * height).reshape(height, width)
+    shifts = [(dy, dx) for dy in (0, 1, 2) for dx in (0, 1, 2) if (dy, dx) != (1, 1)]
+    table = np.stack([idx[dy : dy + height, dx : dx + width] for dy, dx in shifts], axis=-1)
+    return table.reshape(width * height, 8)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,14 +166,15 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     if np.any((board[dead] - ord("0")) != _around(known_mine)[dead]):
         y, x = (int(v[0]) for v in np.nonzero(dead & ((board - ord("0")) != _around(known_mine))))
         raise InvalidPositionError(f"the number at ({x}, {y}) cannot be satisfied")
-    around = _neighbour_table(width, height)
+    live_idx = np.flatnonzero(live)
+    around = _neighbour_table(width, height)[live_idx].tolist()
     constraints: dict[tuple[Cell, ...], int] = {}
     in_frontier: set[Cell] = set()
-    for idx in np.flatnonzero(live).tolist():
+    for idx, nbs in zip(live_idx.tolist(), around):
         cells: list[Cell] = []
         mines = int(flat[idx])
-        for nb in around[idx]:
-            if flat[nb] not in COVERED_CHARS:
+        for nb in nbs:
+            if nb < 0 or flat[nb] not in COVERED_CHARS:
                 continue
             c = (nb % width, nb // width)
             k = known.get(c)

@@ -7,7 +7,7 @@ Bailleux-Boufkhad totalizer or Minicard's native AtMost constraints (selectable,
 :class:`CountEncoding`).  The outside cells (next to no number) are one class whose
 mines are only counted, never enumerated.
 
-Three things keep it fast on large boards (measured, see the README):
+Three things keep it fast on large boards (measured, see docs/benchmarks.md):
 
 * cells decided earlier are folded into the numbers and the count, never re-encoded;
 * the cells are classified with the per-number clauses alone first; the count
@@ -27,7 +27,6 @@ import itertools
 import random
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 
@@ -35,6 +34,7 @@ from pysat.card import ITotalizer
 from pysat.solvers import Minicard, Minisat22
 
 from solver.budget import Budget
+from solver.cache import CachePool, SizedCache
 from solver.errors import BudgetExceededError, InvalidPositionError
 from solver.frontier import Constraint, Frontier, components, frontier_of
 from solver.position import COVERED_CHARS, Cell, Position
@@ -50,6 +50,20 @@ __all__ = [
     "minimal_conflict",
     "random_layout",
 ]
+
+TOTALIZER_CLAUSES = 2_000_000
+"""Largest totalizer built (estimated clauses).  It grows with cells x bound and is built
+in one call that neither checks the clock nor releases the GIL: 256x256 at 50 % mines
+would take tens of millions of clauses and gigabytes.  Past this the count is put as
+Minicard's native constraints, whose size grows with the cells alone."""
+
+NATIVE_NUMBERS_FROM = 1000
+"""Cells from which a Minicard solver takes the numbers as native constraints too: two
+calls per number instead of up to 140 binomial clauses, which on a 26,000-cell frontier
+is the difference between building the formula in a second or in a fraction of one."""
+
+_CHECK_EVERY = 256
+"""Constraints encoded between two looks at the clock."""
 
 
 class Status(enum.StrEnum):
@@ -97,6 +111,12 @@ class Knowledge:
         if self.outside_unknown and self.frontier is not None:
             return self.frontier_unknown | frozenset(self.frontier.outside)
         return self.frontier_unknown
+
+    @property
+    def unknown_count(self) -> int:
+        """``len(unknown)`` without listing the outside cells (tens of thousands on 256x256)."""
+        outside = self.frontier.outside_count if self.outside_unknown and self.frontier else 0
+        return len(self.frontier_unknown) + outside
 
     @property
     def outside(self) -> frozenset[Cell]:
@@ -183,14 +203,26 @@ _WATCHDOG = _Watchdog()
 class _Sat:
     """One incremental solver with cell variables, a count gadget and a watchdog."""
 
-    def __init__(self, cells: Iterable[Cell], encoding: CountEncoding, budget: Budget) -> None:
+    def __init__(
+        self,
+        cells: Iterable[Cell],
+        encoding: CountEncoding,
+        budget: Budget,
+        bound: int | None = None,
+    ) -> None:
         self.var: dict[Cell, int] = {c: i + 1 for i, c in enumerate(cells)}
         self.cells = list(self.var)
         self.top = len(self.cells)
+        n = len(self.cells)
+        # ``bound``: the largest count a totalizer would be asked to reach (all cells
+        # when unknown); past the clause cap the native constraints take over.
+        if encoding is CountEncoding.TOTALIZER and n * min(n, bound or n) > TOTALIZER_CLAUSES:
+            encoding = CountEncoding.NATIVE
         self.encoding = encoding
         self.solver: Minicard | Minisat22 = (
             Minicard() if encoding is CountEncoding.NATIVE else Minisat22()
         )
+        self._native_numbers = encoding is CountEncoding.NATIVE and n >= NATIVE_NUMBERS_FROM
         self.budget = budget
         self.calls = 0
         self._upper: list[int] = []  # totalizer outputs of sum(x)
@@ -214,11 +246,25 @@ class _Sat:
         return self.top
 
     # ------------------------------------------------------------- constraints
+    def add_all(self, constraints: Iterable[Constraint]) -> None:
+        """Adds every constraint, looking at the clock as it goes; raises ``_OutOfTime``."""
+        for i, con in enumerate(constraints):
+            if i % _CHECK_EVERY == _CHECK_EVERY - 1 and self.budget.expired():
+                raise _OutOfTime
+            self.add_exactly(con)
+
     def add_exactly(self, con: Constraint, selector: int | None = None) -> None:
-        """Adds the binomial encoding of "exactly ``con.mines`` of ``con.cells``"; with a
-        ``selector``, the constraint holds only while the selector is assumed true."""
+        """Adds the encoding of "exactly ``con.mines`` of ``con.cells``"; with a
+        ``selector``, the constraint holds only while the selector is assumed true (then
+        always binomial clauses, which can carry the selector)."""
         lits = [self.var[c] for c in con.cells]
         n, k = len(lits), con.mines
+        if self._native_numbers and selector is None:
+            if k < n:
+                self.solver.add_atmost(lits, k)
+            if k > 0:
+                self.solver.add_atmost([-v for v in lits], n - k)
+            return
         guard = [] if selector is None else [-selector]
         for subset in itertools.combinations(lits, n - k + 1):
             self.solver.add_clause([*subset, *guard])
@@ -403,13 +449,17 @@ class _Local:
     def bounds(self, encoding: CountEncoding, budget: Budget) -> tuple[int, int]:
         """The fewest and most mines of the undecided cells (conservative, ``(0,
         undecided)``, where the budget ran out)."""
-        if self.exact is None:
-            self.exact = self._bounds(encoding, budget)
-        return self.exact
-
-    def _bounds(self, encoding: CountEncoding, budget: Budget) -> tuple[int, int]:
-        if self.unresolved:
+        if self.exact is not None:
+            return self.exact
+        got = self._bounds(encoding, budget)
+        if got is None:  # out of time: conservative, and not kept
             return 0, self.undecided
+        self.exact = got
+        return got
+
+    def _bounds(self, encoding: CountEncoding, budget: Budget) -> tuple[int, int] | None:
+        if self.unresolved:
+            return None
         if not self.unknown:
             return 0, 0
         fixed = len(self.mines)
@@ -422,15 +472,14 @@ class _Local:
             pass
         lo, hi = self.seen_low + fixed, self.seen_high + fixed
         with _Sat(self.cells, encoding, budget) as sat:
-            for con in self.cons:
-                sat.add_exactly(con)
             try:
+                sat.add_all(self.cons)
                 while (m := sat.solve(sat.at_most(lo - 1))) is not None:
                     lo = sat.mines_in(m)
                 while (m := sat.solve(sat.at_least(hi + 1))) is not None:
                     hi = sat.mines_in(m)
             except _OutOfTime:
-                return 0, self.undecided
+                return None
         return lo - fixed, hi - fixed
 
 
@@ -438,11 +487,17 @@ def _classify_component(
     cells: tuple[Cell, ...], cons: list[Constraint], encoding: CountEncoding, budget: Budget
 ) -> _Local:
     r = _Result()
-    with _Sat(cells, encoding, budget) as sat:
-        for con in cons:
-            sat.add_exactly(con)
-        _classify_cells(sat, r)
-        calls = sat.calls
+    calls = 0
+    if budget.expired():  # no solver built for nothing: the cells stay unresolved
+        r.unresolved.update(cells)
+    else:
+        with _Sat(cells, encoding, budget) as sat:
+            try:
+                sat.add_all(cons)
+                _classify_cells(sat, r)
+            except _OutOfTime:
+                r.unresolved.update(cells)
+            calls = sat.calls
     fixed = len(r.mines)
     seen_low = min(r.models, default=fixed) - fixed
     seen_high = max(r.models, default=fixed) - fixed
@@ -506,6 +561,13 @@ def classify(
     for c, m in fr.known.items():
         (res.mines if m else res.safe).add(c)
     outside = fr.outside_count
+    if budget.expired():  # not even the components split: nothing proven beyond ``known``
+        res.unresolved.update(fr.cells)
+        res.unresolved.update(fr.outside)
+        return Knowledge(
+            frozenset(res.safe), frozenset(res.mines), frozenset(), frozenset(res.unresolved),
+            frontier=fr, stats={"frontier": len(fr.cells), "outside": outside},
+        )
 
     # Phase 1: each component under its own numbers, with its own small solver.
     fixed = 0
@@ -555,12 +617,15 @@ def classify(
             if high < 0 or low > kmax:
                 raise InvalidPositionError("the mine count does not fit the numbers")
             sub = frontier_of(position, {**fr.known, **_decided(fr, res)})
-            count_sat = _Sat(sub.cells, encoding, budget)
-            for con in sub.constraints:
-                count_sat.add_exactly(con)
-            count_sat.add_count(max(0, low), high)
+            n = len(sub.cells)
+            count_sat = _Sat(sub.cells, encoding, budget, bound=max(high, n - low) + 1)
             phase2 = _Result()
-            _classify_cells(count_sat, phase2)
+            try:
+                count_sat.add_all(sub.constraints)
+                count_sat.add_count(max(0, low), high)
+                _classify_cells(count_sat, phase2)
+            except _OutOfTime:
+                phase2.unresolved.update(sub.cells)
             res.safe |= phase2.safe
             res.mines |= phase2.mines
             res.unknown = phase2.unknown
@@ -604,6 +669,11 @@ def _decided(fr: Frontier, res: _Result) -> dict[Cell, bool]:
     return out
 
 
+def _local_size(local: _Local) -> int:
+    """Rough bytes of a cached component: its cell tuples, sets and constraints."""
+    return 512 + 250 * len(local.cells) + sum(120 + 60 * len(c.cells) for c in local.cons)
+
+
 class KnowledgeEngine:
     """Classifies successive positions of one game, remembering decided cells.
 
@@ -611,10 +681,18 @@ class KnowledgeEngine:
     starts from the previous one's certainties.  Call :meth:`forget` after an undo.
     """
 
-    def __init__(self, encoding: CountEncoding = CountEncoding.TOTALIZER) -> None:
+    def __init__(
+        self,
+        encoding: CountEncoding = CountEncoding.TOTALIZER,
+        *,
+        cache_bytes: int = 64 << 20,
+        pool: CachePool | None = None,
+    ) -> None:
         self.encoding = encoding
         self.known: dict[Cell, bool] = {}
-        self._components: OrderedDict[tuple[Constraint, ...], _Local] = OrderedDict()
+        self._components: SizedCache[tuple[Constraint, ...], _Local] = SizedCache(
+            _local_size, cache_bytes, pool
+        )
 
     def classify(self, position: Position, budget: Budget | None = None) -> Knowledge:
         knowledge = classify(
@@ -624,8 +702,6 @@ class KnowledgeEngine:
             budget=budget,
             cache=self._components,
         )
-        while len(self._components) > 4096:
-            self._components.popitem(last=False)
         self.known = {c: m for c, m in knowledge.decided().items() if position.is_covered(*c)}
         return knowledge
 
@@ -642,25 +718,26 @@ def random_layout(
     known: Mapping[Cell, bool] | None = None,
     encoding: CountEncoding = CountEncoding.TOTALIZER,
     budget: Budget | None = None,
+    base: Frontier | None = None,
 ) -> frozenset[Cell]:
     """Finds one consistent layout with randomised solver phases; returns its mines.
 
     The fallback when exact counting is too large: every layout it returns is
-    consistent, but they are not drawn uniformly.  Raises :class:`InvalidPositionError`
-    when no layout agrees with ``fixed``, :class:`BudgetExceededError` on timeout.
+    consistent, but they are not drawn uniformly.  ``base`` may pass the frontier of
+    ``position`` (saves a board scan).  Raises :class:`InvalidPositionError` when no
+    layout agrees with ``fixed``, :class:`BudgetExceededError` on timeout.
     """
     budget = budget or Budget(None)
-    fr = frontier_of(position, {**(known or {}), **(fixed or {})})
+    merged = {**(known or {}), **(fixed or {})}
+    fr = base.fold(merged) if base is not None else frontier_of(position, merged)
     outside = fr.outside_count
-    with _Sat(fr.cells, encoding, budget) as sat:
-        for con in fr.constraints:
-            sat.add_exactly(con)
-        sat.add_count(max(0, fr.mines_left - outside), fr.mines_left)
-        density = fr.mines_left / max(1, len(fr.cells) + outside)
-        sat.solver.set_phases(
-            [v if rng.random() < density else -v for v in range(1, len(fr.cells) + 1)]
-        )
+    low, high, n = max(0, fr.mines_left - outside), fr.mines_left, len(fr.cells)
+    with _Sat(fr.cells, encoding, budget, bound=max(high, n - low) + 1) as sat:
         try:
+            sat.add_all(fr.constraints)
+            sat.add_count(low, high)
+            density = fr.mines_left / max(1, n + outside)
+            sat.solver.set_phases([v if rng.random() < density else -v for v in range(1, n + 1)])
             model = sat.solve([])
         except _OutOfTime:
             raise BudgetExceededError("no layout found within the time budget") from None

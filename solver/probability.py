@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -29,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver.budget import Budget
+from solver.cache import CachePool, SizedCache
 from solver.errors import BudgetExceededError, InvalidPositionError
 from solver.frontier import Constraint, Frontier, components, frontier_of
 from solver.position import Cell, Position
@@ -47,6 +47,15 @@ __all__ = [
 MAX_STATES = 400_000
 """DP states per component before counting gives up (memory and time bound)."""
 
+MAX_COUNT_BYTES = 96 << 20
+"""Estimated memory of one component's tables before counting gives up."""
+
+MAX_TABLE_ENTRIES = 4_000_000
+"""Log-weights (8 bytes each) the convolution over components may hold: it grows with
+components x the range of their mine totals, 1.7 GB on a 256x256 board with a lattice
+of 7,000 numbers.  Past this the position is too large to count and the caller falls
+back to a SAT layout."""
+
 
 @dataclass(frozen=True, slots=True)
 class ComponentCount:
@@ -64,6 +73,8 @@ class ComponentCount:
     _forward: list[list[dict[int, int]]] = field(repr=False)
     """Per layer (0 = before any cell): per state, prefix mine count -> ways."""
     _order: tuple[int, ...] = field(repr=False)
+    nbytes: int = 0
+    """Estimated memory of the tables (what a cache holding them pays)."""
 
     @property
     def solutions(self) -> Mapping[int, int]:
@@ -140,6 +151,7 @@ def count_component(
     forward: list[list[dict[int, int]]] = [[{0: 1}]]
     layers: list[list[tuple[int, int, int]]] = []
     total_states = 0
+    nbytes = 0
     for p, i in enumerate(order):
         for j in cell_cons[i]:
             size_left[j] -= 1
@@ -176,7 +188,9 @@ def count_component(
                     acc[a + v] = acc.get(a + v, 0) + ways
                 trans.append((s_idx, v, a_idx))
         total_states += len(new_states)
-        if total_states > limit or (p & 15 == 0 and budget.expired()):
+        nbytes += _STATE_BYTES * len(new_states) + _TRANSITION_BYTES * len(trans)
+        nbytes += _ENTRY_BYTES * sum(len(f) for f in new_forward)
+        if total_states > limit or nbytes > MAX_COUNT_BYTES or (p & 15 == 0 and budget.expired()):
             raise BudgetExceededError(f"a component of {len(cells)} cells is too large")
         if not new_states:
             raise InvalidPositionError("no layout fits the numbers")
@@ -185,7 +199,12 @@ def count_component(
         states = new_states
         open_before = open_after
     counts = dict(forward[-1][0])
-    return ComponentCount(tuple(cells), counts, layers, forward, tuple(order))
+    return ComponentCount(tuple(cells), counts, layers, forward, tuple(order), nbytes)
+
+
+# Rough CPython sizes: a state's dict and key tuple, a transition tuple, a dict entry
+# with its (often big) integer.
+_STATE_BYTES, _TRANSITION_BYTES, _ENTRY_BYTES = 300, 90, 110
 
 
 def _bfs_order(n: int, members: list[list[int]], cell_cons: list[list[int]]) -> list[int]:
@@ -215,9 +234,10 @@ class LayoutCounter:
     reused; only the few a click changed are counted again.
     """
 
-    def __init__(self, capacity: int = 4096) -> None:
-        self._cache: OrderedDict[tuple[Constraint, ...], ComponentCount] = OrderedDict()
-        self.capacity = capacity
+    def __init__(self, cache_bytes: int = 128 << 20, pool: CachePool | None = None) -> None:
+        self._cache: SizedCache[tuple[Constraint, ...], ComponentCount] = SizedCache(
+            lambda c: 1024 + c.nbytes, cache_bytes, pool
+        )
 
     def count(
         self, cells: Sequence[Cell], constraints: Sequence[Constraint], budget: Budget
@@ -225,13 +245,13 @@ class LayoutCounter:
         key = tuple(sorted(constraints, key=lambda c: c.cells))
         hit = self._cache.get(key)
         if hit is not None:
-            self._cache.move_to_end(key)
             return hit
         result = count_component(cells, constraints, budget)
         self._cache[key] = result
-        if len(self._cache) > self.capacity:
-            self._cache.popitem(last=False)
         return result
+
+    def clear(self) -> None:
+        self._cache.clear()
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,10 +287,16 @@ def _tables(
     fixed: Mapping[Cell, bool] | None = None,
     base: Frontier | None = None,
 ) -> _Tables:
+    if budget.expired():
+        raise BudgetExceededError("no time left to count the layouts")
     merged = {**(known or {}), **(fixed or {})}
     fr = base.fold(merged) if base is not None else frontier_of(position, merged)
     counter = counter or LayoutCounter()
-    comps = [counter.count(cells, cons, budget) for cells, cons in components(fr.constraints)]
+    comps = []
+    for cells, cons in components(fr.constraints):
+        if budget.expired():
+            raise BudgetExceededError("the components were not counted in time")
+        comps.append(counter.count(cells, cons, budget))
     ks = [sorted(c.counts) for c in comps]
     logw = [np.log(np.array([c.count(k) for k in kk], dtype=float)) for c, kk in zip(comps, ks)]
     lo = [0]
@@ -278,12 +304,16 @@ def _tables(
     for kk in ks:
         lo.append(lo[-1] + kk[0])
         hi.append(hi[-1] + kk[-1])
+    if sum(h - lo_ + 1 for lo_, h in zip(lo, hi)) > MAX_TABLE_ENTRIES:
+        raise BudgetExceededError(f"{len(comps)} components are too many to count exactly")
     outside = fr.outside_count
     m = len(comps)
     back: list[np.ndarray] = [np.empty(0)] * (m + 1)
     t = np.arange(lo[m], hi[m] + 1)
     back[m] = _log_binom_row(outside, fr.mines_left - t)
     for i in range(m - 1, -1, -1):
+        if i & 63 == 0 and budget.expired():
+            raise BudgetExceededError("the components were not combined in time")
         width = hi[i] - lo[i] + 1
         acc = np.full(width, -np.inf)
         for k, lw in zip(ks[i], logw[i]):
@@ -328,6 +358,8 @@ def probabilities(
     out: dict[Cell, float] = {c: (1.0 if v else 0.0) for c, v in fr.known.items()}
     forward = np.zeros(1)  # F_i(t) for t in [lo[i], hi[i]]
     for i in range(m):
+        if budget.expired():
+            raise BudgetExceededError("the probabilities were not computed in time")
         width_next = len(tab.back[i + 1])
         nxt = np.full(width_next, -np.inf)
         comp = tab.comps[i]

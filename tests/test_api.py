@@ -236,13 +236,15 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
 def test_game_survives_a_server_restart(live_server: LiveServer) -> None:
     with httpx.Client(base_url=live_server.url, timeout=30) as http:
         g = http.post("/api/games", json={"width": 16, "height": 16, "mines": 40, "seed": 8}).json()
-        gid = g["id"]
+        gid, token = g["id"], g["player_token"]
+        http.headers["Authorization"] = f"Bearer {token}"
         g = http.post(f"/api/games/{gid}/reveal", json={"x": 8, "y": 8}).json()
         http.post(f"/api/games/{gid}/flag", json={"x": 0, "y": 0})
         answered = http.get(f"/api/games/{gid}").json()
     live_server.kill()  # no clean shutdown: the answered moves must already be on disk
     live_server.start()
     with httpx.Client(base_url=live_server.url, timeout=30) as http:
+        http.headers["Authorization"] = f"Bearer {token}"
         after = http.get(f"/api/games/{gid}").json()
         assert after["board"] == answered["board"] and after["moves"] == answered["moves"] == 2
         covered = next(

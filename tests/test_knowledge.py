@@ -102,3 +102,21 @@ def test_expired_budget_proves_nothing() -> None:
     k = classify(position, budget=Budget(0.0))
     assert not k.complete
     assert not k.safe and not k.mines
+
+
+@settings(max_examples=100, deadline=None)
+@given(params=boards)
+def test_large_board_encodings_equal_enumeration(params) -> None:
+    """The encodings large boards switch to (Minicard's native constraints for the count
+    past the totalizer's clause cap, and for the numbers on big frontiers) give the same
+    answers and layouts consistent with the position."""
+    position = make_position(params)
+    expected = oracle.statuses(position)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(knowledge_module, "TOTALIZER_CLAUSES", 0)
+        mp.setattr(knowledge_module, "NATIVE_NUMBERS_FROM", 0)
+        knowledge = classify(position, encoding=CountEncoding.TOTALIZER)
+        layout = knowledge_module.random_layout(position, random.Random(1))
+    assert knowledge.complete
+    assert {c: knowledge.status(c).value for c in expected} == expected, position.to_text()
+    assert layout in set(oracle.layouts(position)), position.to_text()

@@ -253,7 +253,8 @@ def test_out_of_time_never_punishes_without_proof(p) -> None:
 
     The fairness rule for an exhausted budget: ``guess_while_safe`` and ``outside_guess``
     need a proof the referee did not finish, so they are never given; a cell opens if
-    any layout has it safe (one SAT call with a fresh share of time), else it is a mine.
+    any layout has it safe (one SAT call in the time left, at least a short fixed floor),
+    else it is a mine; past that floor the move is refused (503), never punished.
     """
     case = _random_case(p)
     if case is None:

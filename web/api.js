@@ -1,6 +1,9 @@
-// The JSON API (docs: /work/shared/spec/api.md, live: /docs), wrapped in small async functions.
+// The JSON API (docs/api.md; live: /docs), wrapped in small async functions.
 // Every answer is parsed by parseGame so the 63-bit seed survives: JavaScript numbers hold
-// only 53 bits, so the seed is also kept as the digits the server sent.
+// only 53 bits, so the seed is also kept as the digits the server sent.  Requests that
+// change a game carry its player token, which this browser keeps (store.js).
+
+import { tokenOf } from "./store.js";
 
 /** The server's `detail` in words: a string, or FastAPI's list of validation errors. */
 export function detailText(detail) {
@@ -39,12 +42,14 @@ export function errorText(error) {
 export function parseGame(text) {
   const game = JSON.parse(text);
   const match = /"seed"\s*:\s*(\d+)/.exec(text);
-  game.seedText = match ? match[1] : String(game.seed);
+  game.seedText = match ? match[1] : null; // null while a server-drawn seed is secret
   return game;
 }
 
-async function call(method, path, { body, signal } = {}) {
+async function call(method, path, { body, signal, player } = {}) {
   const init = { method, signal, headers: { Accept: "application/json" } };
+  const token = player ? tokenOf(player) : null;
+  if (token) init.headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) {
     init.headers["Content-Type"] = "application/json";
     init.body = body;
@@ -87,27 +92,28 @@ export async function waitGame(id, moves, signal, timeout = 25) {
 
 /** Plays a move: `kind` is reveal, flag or chord. */
 export async function move(id, kind, x, y) {
-  return parseGame(await call("POST", `${gamePath(id)}/${kind}`, { body: JSON.stringify({ x, y }) }));
+  const body = JSON.stringify({ x, y });
+  return parseGame(await call("POST", `${gamePath(id)}/${kind}`, { body, player: id }));
 }
 
 /** Takes back the last move (after a loss, or in a debug game). */
 export async function undo(id) {
-  return parseGame(await call("POST", `${gamePath(id)}/undo`));
+  return parseGame(await call("POST", `${gamePath(id)}/undo`, { player: id }));
 }
 
 /** Every covered cell's status (s/m/u) and mine probability; marks the game assisted. */
 export async function analysis(id) {
-  return JSON.parse(await call("GET", `${gamePath(id)}/analysis`));
+  return JSON.parse(await call("GET", `${gamePath(id)}/analysis`, { player: id }));
 }
 
 /** Why a covered cell is safe or a mine (during a game this marks it assisted). */
 export async function proof(id, x, y) {
-  return JSON.parse(await call("GET", `${gamePath(id)}/proof?x=${x}&y=${y}`));
+  return JSON.parse(await call("GET", `${gamePath(id)}/proof?x=${x}&y=${y}`, { player: id }));
 }
 
 /** A proven safe cell with its proof, or the best odds of a forced guess; marks it assisted. */
 export async function hint(id) {
-  return JSON.parse(await call("GET", `${gamePath(id)}/hint`));
+  return JSON.parse(await call("GET", `${gamePath(id)}/hint`, { player: id }));
 }
 
 /** A finished game's moves from its first board, each with its cells [x, y, before, after]. */

@@ -96,7 +96,7 @@ function applyGame(game) {
     board.build(game.board);
     // The player's own games were started with the form's settings (perhaps edited
     // since, which then stay); a link to another game shows that game's settings.
-    if (!store.owns(game.id)) showSettingsOf(game);
+    if (!store.tokenOf(game.id)) showSettingsOf(game);
     document.body.style.setProperty("--board-w", game.width);
   }
   else board.update(game.board);
@@ -111,6 +111,7 @@ function applyGame(game) {
   setClock(game);
   ui.status.dataset.status = game.status;
   ui.status.textContent = { playing: "Playing", won: "Won", lost: "Lost" }[game.status];
+  if (!isPlayer(game) && game.status === "playing") ui.status.textContent = "Watching";
   ui.face.dataset.face = game.status;
   showBadges(game);
   if (game.status !== "playing" && store.recordResult(game)) showStats();
@@ -124,14 +125,16 @@ function applyGame(game) {
       board.cell(x, y)?.scrollIntoView({ block: "nearest", inline: "center" });
     }
   }
-  ui.hint.disabled = game.status !== "playing";
+  ui.hint.disabled = game.status !== "playing" || !isPlayer(game);
   if (game.status === "playing") hideReplay();
   else if (state.replay?.id !== game.id || state.replay.moves !== game.moves) loadReplay(game);
 
   ui.undo.disabled = !undoAllowed(game);
   ui.share.disabled = false;
-  ui.sameBoard.disabled = false;
+  // A server-drawn seed is secret until the game ends: only then can it be replayed.
+  ui.sameBoard.disabled = game.seedText === null;
   ui.sameBoard.setAttribute("hx-vals", JSON.stringify(sameBoardValues(game)));
+  el.dataset.role = isPlayer(game) ? "player" : "spectator";
 
   if (game.debug && game.status === "playing") refreshAnalysis(game);
   else {
@@ -185,7 +188,7 @@ function showBanner(game) {
   let html;
   if (game.status === "won") {
     const secs = (game.elapsed_ms / 1000).toFixed(1);
-    html = `<strong>${store.owns(game.id) ? "You won!" : "The player won."}</strong> ${secs} s, ${game.moves} moves`;
+    html = `<strong>${isPlayer(game) ? "You won!" : "The player won."}</strong> ${secs} s, ${game.moves} moves`;
     if (game.forced_guesses) html += `, ${game.forced_guesses} forced guess${game.forced_guesses > 1 ? "es" : ""}`;
     html += game.assisted ? ". Assisted, so not counted in statistics." : ".";
     const best = store.bestOf(game);
@@ -195,7 +198,7 @@ function showBanner(game) {
   } else {
     const loss = game.loss ?? { x: "?", y: "?", reason: "" };
     const explain = REASONS[loss.reason] ?? (({ x, y }) => `Boom at (${x}, ${y}).`);
-    html = `<strong>${store.owns(game.id) ? "You lost." : "The player lost."}</strong> ${escapeHtml(explain(loss))}`;
+    html = `<strong>${isPlayer(game) ? "You lost." : "The player lost."}</strong> ${escapeHtml(explain(loss))}`;
     if (loss.safe_cell) {
       const { x, y } = loss.safe_cell;
       const link = `<button type="button" class="link proof-link" data-x="${x}" data-y="${y}" title="Show this cell on the board">(${x}, ${y})</button>`;
@@ -458,6 +461,10 @@ function say(text, { error = false, sticky = false } = {}) {
 function enqueue(request) {
   const game = state.game;
   if (!game) return;
+  if (!isPlayer(game)) {
+    say("You are watching this game: only its player can move.", { sticky: true });
+    return;
+  }
   state.seq++;
   state.inflight++;
   state.queue = state.queue.then(async () => {
@@ -471,6 +478,12 @@ function enqueue(request) {
       state.inflight--;
     }
   });
+}
+
+/** True when this browser holds the game's player token (it started the game, or opened
+ * the player's link); otherwise the page only watches. */
+function isPlayer(game) {
+  return store.tokenOf(game.id) !== null;
 }
 
 function playing() {
@@ -628,6 +641,7 @@ function defineHtmxExtension() {
     if (xhr.status === 201 || xhr.status === 200) {
       ui.formError.hidden = true;
       const game = api.parseGame(xhr.responseText);
+      store.saveToken(game.id, game.player_token);
       store.ownGame(game.id);
       // The first game of a visit replaces "/" (or a dead link) in the history, so Back
       // never lands on an address that would start yet another game.
@@ -763,8 +777,18 @@ function gameIdFromPath() {
   return match ? decodeURIComponent(match[1]) : null;
 }
 
+/** A player's link (`/games/<id>#player=<token>`) hands the game to this browser; the
+ * fragment never reaches the server, and is removed from the address at once. */
+function takePlayerLink(id) {
+  const match = /^#player=([A-Za-z0-9_-]+)$/.exec(location.hash);
+  if (!id || !match) return;
+  store.saveToken(id, match[1]);
+  history.replaceState(history.state, "", location.pathname + location.search);
+}
+
 async function openFromLocation() {
   const id = gameIdFromPath();
+  takePlayerLink(id);
   if (!id) {
     actions.newGame();
     return;
@@ -787,7 +811,7 @@ async function share() {
   const url = `${location.origin}/games/${encodeURIComponent(state.game.id)}`;
   try {
     await navigator.clipboard.writeText(url);
-    say("Link copied.");
+    say("Link copied: others can watch with it, only you can move.");
   } catch {
     window.prompt("Copy this game's link:", url);
   }
@@ -842,7 +866,7 @@ function start() {
   });
 
   if (!window.htmx) {
-    ui.status.textContent = "htmx is missing: run `npm ci` in the project, then reload.";
+    ui.status.textContent = "htmx did not load (/static/vendor/htmx.min.js): reload the page.";
     return;
   }
   defineHtmxExtension();

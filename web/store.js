@@ -21,6 +21,7 @@ export const DEFAULT_SETTINGS = {
 
 const KEYS = {
   settings: "kaboom.settings",
+  tokens: "kaboom.player-tokens",
   stats: "kaboom.stats",
   own: "kaboom.own-games",
   counted: "kaboom.counted-games",
@@ -70,14 +71,24 @@ function remember(key, id) {
   return true;
 }
 
+/** Keeps the player token of a game this browser plays (moves need it). */
+export function saveToken(id, token) {
+  const tokens = read(KEYS.tokens, {});
+  delete tokens[id]; // re-inserted last: the oldest are dropped first
+  tokens[id] = token;
+  const ids = Object.keys(tokens);
+  for (const old of ids.slice(0, Math.max(0, ids.length - REMEMBERED_GAMES))) delete tokens[old];
+  write(KEYS.tokens, tokens);
+}
+
+/** The player token of a game, or null when this browser only watches it. */
+export function tokenOf(id) {
+  return read(KEYS.tokens, {})[id] ?? null;
+}
+
 /** Notes that this browser started the game (so its result may count). */
 export function ownGame(id) {
   remember(KEYS.own, id);
-}
-
-/** Whether this browser started the game (its player is here, not a spectator). */
-export function owns(id) {
-  return read(KEYS.own, []).includes(id);
 }
 
 /** Statistics per preset: {played, won, best_ms}. */

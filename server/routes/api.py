@@ -1,24 +1,36 @@
 """The JSON API. Each route parses, calls the service, returns a schema.
 
-Routes are plain ``def``: FastAPI runs them in its thread pool, so a long solver call
-never blocks the event loop (and the SAT calls release the GIL).
+Anyone with a game's id may read it; changing it needs the player's token, returned
+once at creation.  Moves, undo and analysis go through the service's
+:class:`~server.admission.Gate` once the token is checked: one at a time per game, on
+solver threads of their own, so a slow game never holds the threads or the event loop
+that serve other games.  Their answers are rendered to JSON on that thread too (an
+analysis of 256x256 is 1.3 MB; validating and encoding it on the event loop delayed
+every other request).
 """
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Query, status
+from typing import Annotated
 
-from server.deps import ServiceDep
+from fastapi import APIRouter, Query, Request, Response, status
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
+
+from server.deps import GameId, PlayerToken, ServiceDep
 from server.schemas import (
     MAX_SIDE,
     AnalysisOut,
     CellIn,
+    CreatedGameOut,
     GameOut,
     HintOut,
+    MovesOut,
     NewGame,
     ProofOut,
     ReplayOut,
 )
+from solver.budget import Budget
 from solver.position import Move, MoveKind
 
 __all__ = ["router"]
@@ -26,36 +38,64 @@ __all__ = ["router"]
 router = APIRouter(prefix="/api", tags=["games"])
 
 _ERRORS = {
-    404: {"description": "no game with this id"},
+    401: {"description": "the player's token is missing"},
+    403: {"description": "the token is not this game's player token"},
+    404: {"description": "no game with this id (never made, or expired)"},
     409: {"description": "the move is not allowed in the game's state"},
+    413: {"description": "the request body is too large"},
     422: {"description": "malformed or out-of-range input"},
+    503: {"description": "no fair answer within the move's time budget; nothing changed"},
 }
+_READ = {k: _ERRORS[k] for k in (404, 422)}
 
 
-@router.post("/games", status_code=status.HTTP_201_CREATED, responses={422: _ERRORS[422]})
-def create_game(body: NewGame, service: ServiceDep) -> GameOut:
-    """Starts a new game; nothing is decided until the first click."""
-    return GameOut.of(service.create(body.rules()))
+@router.post(
+    "/games",
+    status_code=status.HTTP_201_CREATED,
+    responses={k: _ERRORS[k] for k in (413, 422)} | {429: {"description": "too many games"}},
+)
+def create_game(body: NewGame, service: ServiceDep, request: Request) -> CreatedGameOut:
+    """Starts a new game; nothing is decided until the first click.  The answer carries
+    the player's token: moves need it, the game's address alone only lets others watch."""
+    request.app.state.create_limiter.check(request)
+    game, token = service.create(body.rules())
+    return CreatedGameOut(**GameOut.of(game).model_dump(), player_token=token)
 
 
-@router.get("/games/{game_id}", responses={404: _ERRORS[404]})
+@router.get("/games/{game_id}", responses=_READ)
 async def get_game(
-    game_id: str,
+    game_id: GameId,
     service: ServiceDep,
-    wait_moves: int | None = Query(
-        default=None, description="long-poll: answer once the move count differs from this"
-    ),
-    timeout: float = Query(default=25.0, ge=0, le=60),
+    wait_moves: Annotated[
+        int | None,
+        Query(ge=0, le=2**31, description="long-poll: answer once the game changes, if it"
+              " still has this many moves"),
+    ] = None,
+    timeout: Annotated[float, Query(ge=0, le=60, allow_inf_nan=False)] = 25.0,
 ) -> GameOut:
-    """Returns the game; with ``wait_moves`` waits for its next move (spectating)."""
+    """Returns the game; with ``wait_moves`` waits for its next change (spectating)."""
     if wait_moves is None:
         return GameOut.of(service.get(game_id))
     return GameOut.of(await service.wait_for_change(game_id, wait_moves, timeout))
 
 
+@router.get("/games/{game_id}/moves", responses=_READ)
+def moves(game_id: GameId, service: ServiceDep) -> MovesOut:
+    """The game's moves in order (what a replay steps through)."""
+    return MovesOut(moves=service.moves(game_id))
+
+
 def _move(kind: MoveKind):  # type: ignore[no-untyped-def]
-    def play(game_id: str, body: CellIn, service: ServiceDep) -> GameOut:
-        return GameOut.of(service.play(game_id, Move(kind, body.x, body.y)))
+    async def play(
+        game_id: GameId, body: CellIn, service: ServiceDep, token: PlayerToken
+    ) -> Response:
+        move = Move(kind, body.x, body.y)
+        await run_in_threadpool(service.authorize, game_id, token)
+
+        def run(budget: Budget) -> Response:
+            return _json(GameOut.of(service.play(game_id, move, token, budget)))
+
+        return await service.gate.run(game_id, service.settings.move_budget_s, run)
 
     return play
 
@@ -75,43 +115,59 @@ for _kind, _summary in [
     )
 
 
-@router.post("/games/{game_id}/undo", responses=_ERRORS)
-def undo(game_id: str, service: ServiceDep) -> GameOut:
+@router.post("/games/{game_id}/undo", responses=_ERRORS, response_model=GameOut)
+async def undo(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
     """Takes back the last move (after a loss, or in a debug game); marks it assisted."""
-    return GameOut.of(service.undo(game_id))
+    await run_in_threadpool(service.authorize, game_id, token)
+    return await service.gate.run(
+        game_id, None, lambda _: _json(GameOut.of(service.undo(game_id, token)))
+    )
 
 
-@router.get("/games/{game_id}/analysis", responses=_ERRORS)
-def analysis(game_id: str, service: ServiceDep) -> AnalysisOut:
+@router.get("/games/{game_id}/analysis", responses=_ERRORS, response_model=AnalysisOut)
+async def analysis(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
     """Every covered cell's status and exact probability; marks the game assisted."""
-    _, result = service.analyse(game_id)
-    return AnalysisOut.of(result)
+    await run_in_threadpool(service.authorize, game_id, token)
+
+    def run(budget: Budget) -> Response:
+        return _json(AnalysisOut.of(service.analyse(game_id, token, budget)[1]))
+
+    return await service.gate.run(game_id, service.settings.analysis_budget_s, run)
 
 
 @router.get("/games/{game_id}/proof", responses=_ERRORS)
 def proof(
-    game_id: str,
+    game_id: GameId,
     service: ServiceDep,
-    x: int = Query(ge=0, le=MAX_SIDE - 1, description="column, 0-based"),
-    y: int = Query(ge=0, le=MAX_SIDE - 1, description="row, 0-based"),
+    token: PlayerToken,
+    x: Annotated[int, Query(ge=0, le=MAX_SIDE - 1, description="column, 0-based")],
+    y: Annotated[int, Query(ge=0, le=MAX_SIDE - 1, description="row, 0-based")],
 ) -> ProofOut:
     """Why a covered cell is safe or a mine; 409 when it is open or undecided.  During a
-    game this marks it assisted; after the game it is free and proves the cell in the
-    position before the last move (where a loss was decided)."""
-    _, found = service.proof(game_id, (x, y))
-    return ProofOut.of(found)
+    game only the player may ask, and it marks the game assisted; after the game it is
+    free and proves the cell in the position before the last move (where a loss was
+    decided)."""
+    return ProofOut.of(service.proof(game_id, (x, y), token)[1])
 
 
-@router.get("/games/{game_id}/hint", responses=_ERRORS)
-def hint(game_id: str, service: ServiceDep) -> HintOut:
+@router.get("/games/{game_id}/hint", responses=_ERRORS, response_model=HintOut)
+async def hint(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
     """A proven safe cell with its proof, or the best odds when the next click is a
-    forced guess; marks the game assisted."""
-    _, found = service.hint(game_id)
-    return HintOut.of(found)
+    forced guess; only the player may ask, and it marks the game assisted."""
+    await run_in_threadpool(service.authorize, game_id, token)
+    return await service.gate.run(
+        game_id,
+        service.settings.analysis_budget_s,
+        lambda _: _json(HintOut.of(service.hint(game_id, token)[1])),
+    )
 
 
-@router.get("/games/{game_id}/replay", responses=_ERRORS)
-def replay(game_id: str, service: ServiceDep) -> ReplayOut:
-    """A finished game's moves from its first board; 409 while it is being played."""
-    _, found = service.replay(game_id)
-    return ReplayOut.of(found)
+@router.get("/games/{game_id}/replay", responses=_READ)
+def replay(game_id: GameId, service: ServiceDep) -> ReplayOut:
+    """A finished game's moves from its first board, each with the cells it changed;
+    409 while it is being played."""
+    return ReplayOut.of(service.replay(game_id)[1])
+
+
+def _json(model: BaseModel) -> Response:
+    return Response(model.model_dump_json(), media_type="application/json")

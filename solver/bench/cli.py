@@ -1,12 +1,21 @@
-"""``kaboom bench``: N simulated games in parallel; win rate with a Wilson interval."""
+"""``kaboom bench``: N simulated games in parallel; win rate with a Wilson interval.
+
+The games run in local processes (``--jobs``) or on a Dask cluster's workers
+(``--cluster``); with ``--out`` each game is appended to a JSONL file as it ends and a
+rerun of the same command plays only the seeds the file does not hold yet.
+"""
 
 from __future__ import annotations
 
 import argparse
+import collections
+import contextlib
 import json
 import sys
 
-from solver.bench.runner import run_games, summarise
+from solver.bench.cluster import Cluster, ClusterError
+from solver.bench.results import ResultsFile, ResultsFileError
+from solver.bench.runner import Setup, Summary, game_seed, play_games, summarise
 from solver.simulator import PRESETS, preset
 
 __all__ = ["add_arguments", "board_arguments", "board_size", "run"]
@@ -38,9 +47,10 @@ def progress_bar(args: argparse.Namespace, desc: str):  # type: ignore[no-untype
         return None
     from tqdm import tqdm
 
-    def wrap(it, n):  # type: ignore[no-untyped-def]
+    def wrap(it, n, initial=0):  # type: ignore[no-untyped-def]
         wins = 0
-        with tqdm(it, total=n, desc=desc, unit="game", file=sys.stderr) as bar:
+        with tqdm(it, total=n, initial=initial, desc=desc, unit="game", file=sys.stderr,
+                  smoothing=0.05) as bar:
             for i, r in enumerate(bar, 1):
                 wins += r.won
                 bar.set_postfix(win=f"{wins / i:.3f}", refresh=False)
@@ -51,29 +61,69 @@ def progress_bar(args: argparse.Namespace, desc: str):  # type: ignore[no-untype
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     board_arguments(parser)
+    parser.add_argument("--cluster", metavar="ADDRESS",
+                        help="play on the workers of the Dask scheduler at ADDRESS "
+                             "(tcp://host:8786) instead of local processes")
+    parser.add_argument("--out", metavar="PATH",
+                        help="append each game to this JSONL file; a rerun skips its seeds")
 
 
 def run(args: argparse.Namespace) -> int:
-    width, height, mines = board_size(args)
-    settings = {
-        "width": width, "height": height, "mines": mines, "rule": args.rule,
+    if args.cluster and args.jobs != 1:
+        print("kaboom bench: --jobs is for local runs; a cluster's workers set the parallelism",
+              file=sys.stderr)
+        return 2
+    setup = Setup(*board_size(args), args.rule, args.profile)
+    settings: dict[str, object] = {
+        "width": setup.width, "height": setup.height, "mines": setup.mines, "rule": args.rule,
         "games": args.games, "seed": args.seed, "profile": args.profile, "jobs": args.jobs,
+        "cluster": args.cluster, "out": args.out,
     }
-    results = run_games(
-        width, height, mines, args.rule, args.games,
-        seed=args.seed, jobs=args.jobs, profile=args.profile,
-        progress=progress_bar(args, f"{width}x{height}/{mines} {args.rule}"),
-    )
-    s = summarise(results, settings)
-    print(f"board {width}x{height}/{mines}  rule {args.rule}  profile {args.profile}  "
-          f"seed {args.seed}")
+    seeds = [game_seed(args.seed, i) for i in range(args.games)]
+    try:
+        with contextlib.ExitStack() as stack:
+            out = stack.enter_context(ResultsFile(args.out, setup)) if args.out else None
+            todo = seeds if out is None else [s for s in seeds if s not in out.seeds]
+            if len(todo) < len(seeds):
+                print(f"{args.out}: {len(seeds) - len(todo)} of {len(seeds)} games already "
+                      f"played; playing the other {len(todo)}", file=sys.stderr)
+            cluster = stack.enter_context(Cluster(args.cluster)) if args.cluster and todo else None
+            games = (cluster.play(setup, todo) if cluster
+                     else play_games(setup, todo, jobs=args.jobs))
+            if out is not None:
+                games = out.append(games)
+            bar = progress_bar(args, f"{setup.board} {args.rule}")
+            if bar is not None:
+                games = bar(games, len(seeds), len(seeds) - len(todo))
+            if out is None:
+                s = summarise(games, settings)
+            else:
+                collections.deque(games, maxlen=0)
+                s = summarise(out.read(seeds), settings)
+            if cluster is not None:
+                s.settings["games_by_worker"] = dict(sorted(cluster.games_by_worker.items()))
+    except KeyboardInterrupt:
+        where = f"; the games played are in {args.out}, rerun to resume" if args.out else ""
+        print(f"kaboom bench: interrupted{where}", file=sys.stderr)
+        return 130
+    except (ClusterError, ResultsFileError) as e:
+        print(f"kaboom bench: {e}", file=sys.stderr)
+        return 2
+    _report(s, setup, args.seed)
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(s.to_dict(), fh, indent=2)
+    return 0
+
+
+def _report(s: Summary, setup: Setup, seed: int) -> None:
+    print(f"board {setup.board}  rule {setup.rule}  profile {setup.profile}  seed {seed}")
     print(f"won {s.wins}/{s.games} = {100 * s.win_rate:.2f} %  "
           f"(Wilson 95 %: {100 * s.wilson_low:.2f}-{100 * s.wilson_high:.2f} %)")
     print(f"ms a game (wall): median {s.ms_median:.1f}, mean {s.ms_mean:.1f}; "
           f"CPU: median {s.cpu_ms_median:.1f}, mean {s.cpu_ms_mean:.1f}; "
           f"guesses a game {s.guesses_per_game:.2f}")
     print("moves by algorithm: " + ", ".join(f"{k} {v}" for k, v in s.moves_by_algorithm.items()))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(s.to_dict(), fh, indent=2)
-    return 0
+    by_worker = s.settings.get("games_by_worker")
+    if isinstance(by_worker, dict):
+        print("games by worker: " + ", ".join(f"{k} {v}" for k, v in by_worker.items()))

@@ -1,7 +1,8 @@
 """Plays simulated games with :func:`solver.advisor.decide` and summarises them.
 
 Game ``i`` of a run with seed ``s`` uses the layout seed ``s * 1_000_003 + i``, so two
-runs with the same seed play the same boards (paired comparisons).
+runs with the same seed play the same boards (paired comparisons), on this machine's
+processes or on a cluster's workers (:mod:`solver.bench.cluster`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import multiprocessing
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from solver.advisor import decide
@@ -19,7 +20,10 @@ from solver.approx import approximate
 from solver.position import MoveKind
 from solver.simulator import FirstClick, Outcome, SimulatedGame
 
-__all__ = ["GameResult", "Summary", "game_seed", "play_game", "run_games", "wilson"]
+__all__ = [
+    "GameResult", "Setup", "Summary", "game_seed", "play_game", "play_games", "run_games",
+    "summarise", "wilson",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +122,39 @@ def play_game(
     )
 
 
-def _play(args: tuple[int, int, int, str, int, str, bool]) -> GameResult:
-    return play_game(*args)
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """Everything a game depends on besides its seed: equal setups and seeds, equal games."""
+
+    width: int
+    height: int
+    mines: int
+    rule: str
+    profile: str = "strong"
+
+    @property
+    def board(self) -> str:
+        return f"{self.width}x{self.height}/{self.mines}"
+
+    def play(self, seed: int, calibrate: bool = False) -> GameResult:
+        return play_game(self.width, self.height, self.mines, self.rule, seed, self.profile,
+                         calibrate)
+
+
+def _play(args: tuple[Setup, int, bool]) -> GameResult:
+    return args[0].play(args[1], args[2])
+
+
+def play_games(
+    setup: Setup, seeds: Iterable[int], *, jobs: int = 1, calibrate: bool = False,
+) -> Iterator[GameResult]:
+    """Plays the games of ``seeds`` in ``jobs`` processes, yielding each as it ends."""
+    tasks = ((setup, s, calibrate) for s in seeds)
+    if jobs <= 1:
+        yield from map(_play, tasks)
+        return
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        yield from pool.imap_unordered(_play, tasks, chunksize=4)
 
 
 def run_games(
@@ -136,29 +171,29 @@ def run_games(
     progress: Callable[[Iterator[GameResult], int], Iterator[GameResult]] | None = None,
 ) -> list[GameResult]:
     """Plays ``games`` games, in ``jobs`` processes, and returns them in seed order."""
-    tasks = [
-        (width, height, mines, rule, game_seed(seed, i), profile, calibrate)
-        for i in range(games)
-    ]
+    setup = Setup(width, height, mines, rule, profile)
+    seeds = [game_seed(seed, i) for i in range(games)]
     wrap = progress or (lambda it, n: it)
-    if jobs <= 1:
-        results = list(wrap(map(_play, tasks), games))
-    else:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
-            results = list(wrap(pool.imap_unordered(_play, tasks, chunksize=4), games))
-    results.sort(key=lambda r: r.seed)
-    return results
+    results = wrap(play_games(setup, seeds, jobs=jobs, calibrate=calibrate), games)
+    return sorted(results, key=lambda r: r.seed)
 
 
-def summarise(results: list[GameResult], settings: dict[str, object] | None = None) -> Summary:
-    games = len(results)
-    wins = sum(r.won for r in results)
-    low, high = wilson(wins, games)
-    ms = [r.seconds * 1000 for r in results] or [0.0]
-    cpu = [r.cpu_seconds * 1000 for r in results] or [0.0]
+def summarise(results: Iterable[GameResult], settings: dict[str, object] | None = None) -> Summary:
+    """Aggregates games in one pass (a million of them read back from a results file)."""
+    wins = guesses = 0
+    ms: list[float] = []
+    cpu: list[float] = []
     by_alg: Counter[str] = Counter()
     for r in results:
+        wins += r.won
+        guesses += r.guesses
+        ms.append(r.seconds * 1000)
+        cpu.append(r.cpu_seconds * 1000)
         by_alg.update(r.moves_by_algorithm)
+    games = len(ms)
+    low, high = wilson(wins, games)
+    ms = ms or [0.0]
+    cpu = cpu or [0.0]
     return Summary(
         games=games,
         wins=wins,
@@ -170,6 +205,6 @@ def summarise(results: list[GameResult], settings: dict[str, object] | None = No
         cpu_ms_median=statistics.median(cpu),
         cpu_ms_mean=statistics.fmean(cpu),
         moves_by_algorithm=dict(sorted(by_alg.items())),
-        guesses_per_game=sum(r.guesses for r in results) / games if games else 0.0,
+        guesses_per_game=guesses / games if games else 0.0,
         settings=dict(settings or {}),
     )

@@ -62,7 +62,7 @@ def kaboom_page(display: str, url: str) -> None:
                                                 "seed": 4242, "first_click": "opening"}).json()
     gid = game["id"]
     with DesktopSession(KaboomPage(), display, speed=0) as session:
-        position = session.start(f"{url}/games/{gid}")
+        position = session.start(f"{url}/games/{gid}#player={game['player_token']}")
         for _ in range(4):
             for move in decide(position, outside_guess=False).moves:
                 session.click(move)

@@ -26,6 +26,11 @@ def _new_game(url: str, **body: object) -> dict:
     return reply.json()
 
 
+def _player_url(url: str, game: dict) -> str:
+    """The page of a game with its player's token, so the page (and the bot) may move."""
+    return f"{url}/games/{game['id']}#player={game['player_token']}"
+
+
 def _truth(url: str, game_id: str) -> dict:
     return httpx.get(f"{url}/api/games/{game_id}", timeout=30).json()
 
@@ -49,7 +54,7 @@ def _show(seen: list[str], truth: list[str]) -> str:
 
 def test_page_read_cell_by_cell_through_a_won_game(xdisplay: str, kaboom_url: str) -> None:
     game = _new_game(kaboom_url, width=16, height=16, mines=40, seed=20261122)
-    page = f"{kaboom_url}/games/{game['id']}"
+    page = _player_url(kaboom_url, game)
     with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
         position = session.start(page)
         assert session.grid is not None and session.grid.size == (16, 16)
@@ -75,7 +80,7 @@ def test_page_marks_and_a_loss_read_back(xdisplay: str, kaboom_url: str) -> None
     game = _new_game(kaboom_url, width=9, height=9, mines=10, seed=7, first_click="opening")
     gid = game["id"]
     with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
-        position = session.start(f"{kaboom_url}/games/{gid}")
+        position = session.start(_player_url(kaboom_url, game))
         session.click(decide(position).moves[0])
         seen, truth = _read_matching(session, kaboom_url, gid)
         assert seen == truth, _show(seen, truth)
@@ -106,9 +111,9 @@ def test_page_marks_and_a_loss_read_back(xdisplay: str, kaboom_url: str) -> None
 def test_driver_wins_page_games(xdisplay: str, kaboom_url: str) -> None:
     game = _new_game(kaboom_url, width=16, height=16, mines=40, seed=99)
     with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
-        record = session.play(f"{kaboom_url}/games/{game['id']}")
+        record = session.play(_player_url(kaboom_url, game))
         # the next game through the page's own N key, with the page's new-game settings
-        second = session.play(f"{kaboom_url}/games/{game['id']}", index=1)
+        second = session.play(_player_url(kaboom_url, game), index=1)
     assert record.outcome == "won", "\n".join(record.final)
     assert _truth(kaboom_url, game["id"])["status"] == "won"
     assert list(record.final) == _truth(kaboom_url, game["id"])["board"]

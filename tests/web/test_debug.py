@@ -34,7 +34,7 @@ def expected_knowledge(game: dict, analysis: dict) -> list[str]:
 def assert_overlay_matches(page: Page, server: Server, gid: str) -> dict:
     wait_for_overlay(page)
     game = server.game(gid)
-    analysis = server.analysis(gid)
+    analysis = server.analysis(gid, page)
     assert moves(page) == game["moves"]
     assert knowledge_rows(page) == expected_knowledge(game, analysis)
     shown = page.eval_on_selector(
@@ -103,7 +103,7 @@ def test_debug_overlay_equals_analysis_and_screenshot(page: Page, server: Server
 
     page.set_viewport_size({"width": 1280, "height": 760})
     page.evaluate("document.querySelector('#legend-panel').open = true")
-    probability = server.analysis(gid)["probability"]
+    probability = server.analysis(gid, page)["probability"]
     riskiest = max(statuses(analysis, "u"), key=lambda c: probability[c[1]][c[0]] or 0)
     cell(page, *riskiest).hover()
     target = SCREENSHOT if UPDATE_SCREENSHOT else tmp_path / SCREENSHOT.name

@@ -1,0 +1,253 @@
+"""Moves/s and reveal latency of 1 and 2 server workers on SQLite and PostgreSQL.
+
+    python bench/scale.py [--seconds 10] [--concurrency 1 8 32] [--workers 1 2]
+
+The load generator must not be the bottleneck, so it does no solving while it measures:
+each player replays a recorded Expert game.  The games are recorded first, in process,
+by the solver playing seeded games to the end; since a seeded game gives the same board
+for the same clicks, replaying those clicks over HTTP gives the same game on the server.
+Requests are written by hand over keep-alive connections (no HTTP library on the hot
+path) and the generator's own CPU time is measured and printed next to the figures.
+PostgreSQL is Debian's, started in a temporary directory (as the tests do).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from server.config import Settings  # noqa: E402
+from server.game import Rules  # noqa: E402
+from server.service import GameService  # noqa: E402
+from server.store import MemoryStore  # noqa: E402
+from solver.advisor import decide  # noqa: E402
+from tests.conftest import free_port  # noqa: E402
+from tests.pg import PostgresServer, find_bin  # noqa: E402
+
+EXPERT = {"width": 30, "height": 16, "mines": 99}
+
+
+Recorded = list[tuple[int, list[tuple[str, int, int]]]]
+
+
+def record_games(count: int, first_seed: int = 1000) -> Recorded:
+    """Plays ``count`` seeded Expert games in process with the solver; returns each seed
+    with its moves (kind, x, y)."""
+    service = GameService(MemoryStore(), Settings(db=":memory:"))
+    games = []
+    for seed in range(first_seed, first_seed + count):
+        game, token = service.create(Rules(**EXPERT, seed=seed))
+        moves: list[tuple[str, int, int]] = []
+        while game.status == "playing":
+            decision = decide(game.position, outside_guess=False)
+            for move in decision.moves:
+                if game.status != "playing" or not game.position.is_covered(move.x, move.y):
+                    continue
+                game = service.play(game.id, move, token)
+                moves.append((move.kind.value, move.x, move.y))
+        games.append((seed, moves))
+    return games
+
+
+class Conn:
+    """One keep-alive HTTP/1.1 connection with hand-written requests."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+
+    async def open(self) -> Conn:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        return self
+
+    async def request(self, method: str, path: str, body: bytes = b"",
+                      token: str | None = None) -> tuple[int, bytes]:
+        head = [f"{method} {path} HTTP/1.1", f"Host: {self.host}",
+                f"Content-Length: {len(body)}"]
+        if body:
+            head.append("Content-Type: application/json")
+        if token:
+            head.append(f"Authorization: Bearer {token}")
+        self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        status_line = await self.reader.readline()
+        status = int(status_line.split()[1])
+        length = 0
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        return status, await self.reader.readexactly(length)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+async def player(port: int, games: list, until: float, out: dict, index: int) -> None:
+    conn = await Conn("127.0.0.1", port).open()
+    i = index
+    try:
+        while time.monotonic() < until:
+            seed, moves = games[i % len(games)]
+            i += 1
+            body = json.dumps({**EXPERT, "seed": seed}).encode()
+            status, text = await conn.request("POST", "/api/games", body)
+            assert status == 201, text[:200]
+            created = json.loads(text)
+            gid, token = created["id"], created["player_token"]
+            for kind, x, y in moves:
+                if time.monotonic() >= until:
+                    return
+                t = time.perf_counter()
+                status, text = await conn.request(
+                    "POST", f"/api/games/{gid}/{kind}", b'{"x":%d,"y":%d}' % (x, y), token)
+                elapsed = time.perf_counter() - t
+                if status != 200:
+                    out["errors"] += 1
+                    break
+                out["moves"] += 1
+                if kind == "reveal":
+                    out["reveal_ms"].append(elapsed * 1000)
+    finally:
+        conn.close()
+
+
+def start_server(db: str, workers: int) -> tuple[subprocess.Popen, int]:
+    port = free_port()
+    env = {**os.environ, "KABOOM_CREATE_PER_MINUTE": "0", "KABOOM_SQLITE_SYNCHRONOUS": "NORMAL"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(port), "--db", db,
+         "--workers", str(workers)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+    import urllib.request
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
+            return proc, port
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError("server did not start")
+
+
+def measure(port: int, games: list, concurrency: int, seconds: float) -> dict:
+    out: dict = {"moves": 0, "errors": 0, "reveal_ms": []}
+    cpu0, t0 = time.process_time(), time.monotonic()
+    until = t0 + seconds
+
+    async def run() -> None:
+        await asyncio.gather(*(player(port, games, until, out, i) for i in range(concurrency)))
+
+    asyncio.run(run())
+    wall = time.monotonic() - t0
+    cpu = time.process_time() - cpu0
+    ms = sorted(out["reveal_ms"])
+    return {
+        "moves_per_s": round(out["moves"] / wall, 1),
+        "reveal_p50_ms": round(statistics.median(ms), 2) if ms else None,
+        "reveal_p99_ms": round(ms[int(0.99 * (len(ms) - 1))], 2) if ms else None,
+        "reveals": len(ms),
+        "errors": out["errors"],
+        "generator_cpu_pct": round(100 * cpu / wall, 1),
+    }
+
+
+def longpoll_latency(db: str, samples: int = 20) -> dict:
+    """A spectator long-polls process A while the player moves on process B (one store):
+    the time from B's answer to A's wake-up, per move."""
+    import threading
+
+    import httpx
+
+    (proc_a, port_a), (proc_b, port_b) = start_server(db, 1), start_server(db, 1)
+    delays = []
+    try:
+        game = httpx.post(f"http://127.0.0.1:{port_b}/api/games",
+                          json={"width": 16, "height": 16, "mines": 40}).json()
+        auth = {"Authorization": f"Bearer {game['player_token']}"}
+        for i in range(samples):
+            woke: dict[str, float] = {}
+
+            def wait(moves: int = i, woke: dict[str, float] = woke) -> None:
+                httpx.get(f"http://127.0.0.1:{port_a}/api/games/{game['id']}",
+                          params={"wait_moves": moves, "timeout": 10}, timeout=20)
+                woke["at"] = time.perf_counter()
+
+            watcher = threading.Thread(target=wait)
+            watcher.start()
+            time.sleep(0.3)
+            httpx.post(f"http://127.0.0.1:{port_b}/api/games/{game['id']}/flag",
+                       json={"x": i % 16, "y": i // 16}, headers=auth)
+            answered = time.perf_counter()
+            watcher.join()
+            delays.append((woke["at"] - answered) * 1000)
+    finally:
+        for proc in (proc_a, proc_b):
+            proc.terminate()
+            proc.wait(10)
+    delays.sort()
+    return {"longpoll_p50_ms": round(statistics.median(delays), 1),
+            "longpoll_max_ms": round(delays[-1], 1), "samples": samples}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--stores", nargs="+", default=["sqlite", "postgresql"])
+    parser.add_argument("--games", type=int, default=40, help="recorded games to replay")
+    parser.add_argument("--out", default=str(ROOT / "bench/results/scale.json"))
+    args = parser.parse_args()
+
+    print(f"recording {args.games} Expert games…", flush=True)
+    games = record_games(args.games)
+    print(f"{sum(len(m) for _, m in games)} moves recorded; load {os.getloadavg()}", flush=True)
+    rows: list[dict] = []
+    pg = PostgresServer(find_bin()).start() if "postgresql" in args.stores else None  # type: ignore[arg-type]
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for store in args.stores:
+                db = pg.url() if store == "postgresql" and pg else str(Path(tmp) / "lp.db")
+                row = {"store": store, "measure": "cross-process long poll",
+                       **longpoll_latency(db), "load": os.getloadavg()[0]}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                for workers in args.workers:
+                    db = str(Path(tmp) / f"{workers}.db")
+                    if store == "postgresql" and pg:
+                        db = pg.url()
+                    proc, port = start_server(db, workers)
+                    try:
+                        for k in args.concurrency:
+                            row = {"store": store, "workers": workers, "concurrency": k,
+                                   **measure(port, games, k, args.seconds),
+                                   "load": os.getloadavg()[0]}
+                            rows.append(row)
+                            print(json.dumps(row), flush=True)
+                    finally:
+                        proc.terminate()
+                        proc.wait(10)
+    finally:
+        if pg:
+            pg.stop()
+    Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "rows": rows},
+                                         indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,53 @@
+"""The page, htmx and the API docs: files shipped inside the installed packages.
+
+Everything is found next to the imported modules, so a wheel installed anywhere serves the
+same files as a checkout, with no Node and no network. ``web/`` holds the page and the
+vendored htmx (``web/vendor/``); Swagger UI's script and stylesheet come from the
+``fastapi-offline`` package, so ``/docs`` works offline.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import fastapi_offline
+from fastapi import FastAPI
+from fastapi.responses import FileResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+import web
+
+__all__ = ["DOCS_ASSETS", "HTMX", "WEB", "add_asset_routes"]
+
+WEB = Path(web.__file__).parent
+"""The page: HTML, CSS, ES modules, and ``vendor/`` (htmx, pinned in ``vendored.json``)."""
+HTMX = WEB / "vendor" / "htmx.min.js"
+DOCS_ASSETS = Path(fastapi_offline.__file__).parent / "static"
+"""Swagger UI's ``swagger-ui-bundle.js`` and ``swagger-ui.css``."""
+
+_NO_CACHE = {"Cache-Control": "no-cache"}
+
+
+def add_asset_routes(app: FastAPI) -> None:
+    """Serves the page at ``/`` and ``/games/{id}``, ``web/`` at ``/static`` and the API
+    docs at ``/docs`` (its scripts from ``/docs-assets`` and ``/static``: no inline script).
+
+    Fails at start-up, not on the first request, when a file is missing from the install.
+    """
+    index, docs = WEB / "index.html", WEB / "api-docs.html"
+    needed = [index, docs, HTMX, DOCS_ASSETS / "swagger-ui-bundle.js"]
+    missing = [str(p) for p in needed if not p.is_file()]
+    if missing:
+        raise RuntimeError(f"the kaboom install is incomplete, missing: {', '.join(missing)}")
+
+    @app.get("/", include_in_schema=False)
+    @app.get("/games/{game_id}", include_in_schema=False)
+    async def page(game_id: str | None = None) -> Response:
+        return FileResponse(index, headers=_NO_CACHE)
+
+    @app.get("/docs", include_in_schema=False)
+    async def api_docs() -> Response:
+        return FileResponse(docs, headers=_NO_CACHE)
+
+    app.mount("/static", StaticFiles(directory=WEB), name="static")
+    app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")

@@ -1,0 +1,265 @@
+"""What every request meets before a route: size limits, strict JSON, security headers,
+and the rate limit on new games.
+
+Everything here is cheap and bounded, because it runs on the event loop that every game
+shares: a body is refused at its declared (or counted) size before a byte is parsed, and
+a validation error never echoes more than a short excerpt of what was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.errors import RateLimitedError
+
+__all__ = [
+    "BodyGuard",
+    "CreateLimiter",
+    "SecurityHeaders",
+    "validation_error",
+]
+
+_EXCERPT = 40
+"""Characters of a refused value shown back in an error."""
+_MAX_ERRORS = 10
+"""Validation errors listed in one answer (the rest are counted)."""
+_MAX_DEPTH = 32
+"""JSON nesting accepted; the API's bodies are flat objects."""
+
+
+class BadBody(ValueError):
+    """A body that is not strict JSON (the message says why, for a 422)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise BadBody(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise BadBody(f"the number {text[:_EXCERPT]} is out of range")
+    return value
+
+
+def _check(value: Any, depth: int = 0) -> None:
+    """Refuses lone surrogates in strings and keys, and deep nesting."""
+    if depth > _MAX_DEPTH:
+        raise BadBody(f"the JSON is nested too deeply (more than {_MAX_DEPTH} levels)")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadBody("a string holds a lone surrogate (\\ud800-\\udfff)") from None
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check(k, depth + 1)
+            _check(v, depth + 1)
+    elif isinstance(value, list):
+        for v in value:
+            _check(v, depth + 1)
+
+
+def parse_strict(body: bytes) -> Any:
+    """Parses a request body as strict JSON (RFC 8259): UTF-8, no NaN or Infinity, finite
+    numbers, no lone surrogates.  Raises :class:`BadBody` saying what is wrong."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadBody(f"the body is not UTF-8 (byte {exc.start})") from None
+    try:
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+    except BadBody:
+        raise
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise BadBody(f"the body is not JSON: {exc.msg} at {where}") from None
+    except RecursionError:
+        raise BadBody("the JSON is nested too deeply") from None
+    except ValueError as exc:  # an integer of thousands of digits
+        raise BadBody(f"the body is not acceptable JSON: {str(exc)[:80]}") from None
+    _check(value)
+    return value
+
+
+def _error(status: int, detail: object, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"detail": detail}, status_code=status, headers=headers)
+
+
+class BodyGuard:
+    """ASGI middleware: refuses bodies over ``limit`` bytes with 413 (by Content-Length
+    at once, else while counting), and bodies of API requests that are not strict JSON
+    with 422; a body that passes is handed on unchanged."""
+
+    def __init__(self, app: ASGIApp, limit: int, prefix: str = "/api/") -> None:
+        self.app = app
+        self.limit = limit
+        self.prefix = prefix
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
+            await self.app(scope, receive, send)
+            return
+        too_large = _error(413, f"the request body is larger than {self.limit} bytes")
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    await _error(400, "Content-Length is not a number")(scope, receive, send)
+                    return
+                if declared > self.limit:
+                    await too_large(scope, receive, send)
+                    return
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.limit:
+                await too_large(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if body and scope["path"].startswith(self.prefix):
+            try:
+                parse_strict(body)
+            except BadBody as exc:
+                await _error(422, str(exc))(scope, receive, send)
+                return
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _excerpt(value: Any) -> str | None:
+    """A short, always-encodable picture of a refused value (None for containers)."""
+    if isinstance(value, dict | list):
+        return None
+    text = ascii(value) if isinstance(value, str) else repr(value)
+    return text if len(text) <= _EXCERPT else text[: _EXCERPT - 1] + "…"
+
+
+def _short(errors: Sequence[Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for e in errors[:_MAX_ERRORS]:
+        item: dict[str, Any] = {
+            "loc": [p if isinstance(p, int) else str(p)[:_EXCERPT] for p in e.get("loc", ())],
+            "msg": str(e.get("msg", ""))[:200],
+            "type": str(e.get("type", "")),
+        }
+        excerpt = _excerpt(e.get("input"))
+        if excerpt is not None:
+            item["input"] = excerpt
+        out.append(item)
+    if len(errors) > _MAX_ERRORS:
+        out.append(
+            {"loc": [], "msg": f"and {len(errors) - _MAX_ERRORS} more errors", "type": "more"}
+        )
+    return out
+
+
+async def validation_error(request: Request, exc: Exception) -> JSONResponse:
+    """422 with each error's place and message, and never more than a short excerpt of
+    the input (the default echoes the whole body back)."""
+    assert isinstance(exc, RequestValidationError)
+    return _error(422, _short(exc.errors()))
+
+
+CSP = "; ".join(
+    [
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src 'self' data:",
+        "connect-src 'self'",
+        "font-src 'self'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ]
+)
+
+
+class SecurityHeaders:
+    """ASGI middleware: the headers a public page needs on every answer."""
+
+    def __init__(self, app: ASGIApp, csp: str = CSP) -> None:
+        self.app = app
+        self.headers = [
+            (b"x-content-type-options", b"nosniff"),
+            (b"referrer-policy", b"no-referrer"),
+            (b"x-frame-options", b"DENY"),
+        ]
+        self.headers.append((b"content-security-policy", csp.encode()))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = self.headers
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *[(k, v) for k, v in message.get("headers", []) if k != b"server"],
+                    *extra,
+                ]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+class CreateLimiter:
+    """A token bucket per client address for game creation: ``burst`` at once, then
+    ``per_minute``.  Bounded: the least recently seen addresses are forgotten."""
+
+    def __init__(self, per_minute: float, burst: int, clients: int = 100_000) -> None:
+        self.rate = per_minute / 60.0
+        self.burst = float(burst)
+        self.clients = clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def check(self, request: Request) -> None:
+        """Takes one token for the request's client or raises :class:`RateLimitedError`."""
+        if self.rate <= 0:
+            return
+        key = request.client.host if request.client else "?"
+        now = time.monotonic()
+        with self._lock:
+            tokens, last = self._buckets.pop(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - last) * self.rate)
+            if tokens < 1.0:
+                self._buckets[key] = (tokens, now)
+                wait = (1.0 - tokens) / self.rate
+                raise RateLimitedError(
+                    f"too many new games from {key}: try again in {math.ceil(wait)} s", wait
+                )
+            self._buckets[key] = (tokens - 1.0, now)
+            while len(self._buckets) > self.clients:
+                self._buckets.popitem(last=False)

@@ -1,0 +1,38 @@
+"""The server's own errors (storage and access); the app maps each to one HTTP status."""
+
+from __future__ import annotations
+
+from solver.errors import KaboomError
+
+__all__ = [
+    "ConflictError",
+    "GameNotFoundError",
+    "MissingTokenError",
+    "NotPlayerError",
+    "RateLimitedError",
+]
+
+
+class GameNotFoundError(KaboomError, LookupError):
+    """Raised when no game has the given id (never made, or expired)."""
+
+
+class NotPlayerError(KaboomError, PermissionError):
+    """Raised when a request that only the player may make comes without the player's
+    token: spectators watch, only the player moves."""
+
+
+class MissingTokenError(NotPlayerError):
+    """Raised when a request that only the player may make carries no token at all."""
+
+
+class ConflictError(KaboomError, RuntimeError):
+    """Raised when a change lost its compare-and-set race too many times in a row."""
+
+
+class RateLimitedError(KaboomError, RuntimeError):
+    """Raised when a client creates games faster than the server allows."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

@@ -1,0 +1,55 @@
+"""scripts/setup.sh runs pip only when pyproject.toml changed, and installs what was asked."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Stands in for .venv/bin/python: records how pip was called instead of installing.
+FAKE_PYTHON = """#!/bin/sh
+echo "$*" >> "$(dirname "$0")/../calls"
+"""
+
+
+def checkout(tmp: Path) -> Path:
+    (tmp / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "setup.sh", tmp / "scripts" / "setup.sh")
+    shutil.copy(ROOT / "pyproject.toml", tmp / "pyproject.toml")
+    bin_dir = tmp / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name, text in [("python", FAKE_PYTHON), ("kaboom", "#!/bin/sh\n")]:
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    return tmp
+
+
+def setup(tmp: Path, *args: str) -> list[str]:
+    """Runs setup.sh and returns the pip calls it made."""
+    calls = tmp / ".venv" / "calls"
+    calls.unlink(missing_ok=True)
+    subprocess.run(["bash", "scripts/setup.sh", *args], cwd=tmp, check=True,
+                   capture_output=True, timeout=60)
+    return calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_pip_runs_once_per_pyproject_and_the_test_setup_serves_play(tmp_path: Path) -> None:
+    tmp = checkout(tmp_path)
+    assert setup(tmp) == ["-m pip install -q -e ."]
+    assert setup(tmp) == []  # nothing changed: straight to the server
+    assert setup(tmp, "--test") == ["-m pip install -q -e .[test]"]
+    assert setup(tmp, "--test") == []
+    with open(tmp / "pyproject.toml", "a") as f:
+        f.write("\n# changed\n")
+    assert setup(tmp) == ["-m pip install -q -e ."]  # the play install, not the test extra
+    assert setup(tmp, "--test") == ["-m pip install -q -e .[test]"]
+    assert setup(tmp) == []  # the test setup holds everything playing needs
+
+
+def test_unknown_option_is_refused(tmp_path: Path) -> None:
+    tmp = checkout(tmp_path)
+    done = subprocess.run(["bash", "scripts/setup.sh", "--tests"], cwd=tmp,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "usage" in done.stderr

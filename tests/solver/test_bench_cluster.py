@@ -1,0 +1,91 @@
+"""``kaboom bench --cluster`` on a real Dask scheduler and two worker processes.
+
+The cluster is started with the commands docs/solver.md gives (``dask scheduler``,
+``dask worker``), on the loopback interface only.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kaboom.cli import main
+from solver.bench.cluster import Cluster, ClusterError, local_cluster
+from solver.bench.runner import game_seed
+
+
+@pytest.fixture(scope="module")
+def scheduler() -> Iterator[str]:
+    """The address of a scheduler with two single-threaded worker processes."""
+    with local_cluster(workers=2) as address:
+        yield address
+
+
+def _games(path: Path) -> dict[int, dict[str, Any]]:
+    """Per-seed results without the timings (which differ from run to run)."""
+    out = {}
+    for line in path.read_text().splitlines():
+        game = json.loads(line)
+        del game["seconds"], game["cpu_seconds"]
+        out[game["seed"]] = game
+    return out
+
+
+def test_cluster_and_local_runs_agree_seed_by_seed(scheduler: str, tmp_path: Path) -> None:
+    args = ["bench", "--preset", "expert", "--games", "8", "--seed", "12", "--no-progress"]
+    assert main([*args, "--out", str(tmp_path / "local.jsonl")]) == 0
+    assert main([*args, "--cluster", scheduler, "--out", str(tmp_path / "cluster.jsonl"),
+                 "--json", str(tmp_path / "summary.json")]) == 0
+    local, cluster = _games(tmp_path / "local.jsonl"), _games(tmp_path / "cluster.jsonl")
+    assert sorted(local) == [game_seed(12, i) for i in range(8)]
+    assert cluster == local
+    by_worker = json.loads((tmp_path / "summary.json").read_text())["settings"]["games_by_worker"]
+    assert len(by_worker) == 2 and sum(by_worker.values()) == 8  # both workers played
+
+
+def test_interrupted_cluster_run_resumes(
+    scheduler: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    out, summary = tmp_path / "r.jsonl", tmp_path / "s.json"
+    games = 40  # 3 games a chunk: the first lines come long before the last
+    args = ["bench", "--cluster", scheduler, "--preset", "expert", "--games", str(games),
+            "--seed", "9", "--no-progress", "--out", str(out)]
+    run = subprocess.Popen([sys.executable, "-m", "kaboom", *args], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while run.poll() is None and time.monotonic() < deadline:
+        if out.exists() and out.stat().st_size > 0:
+            break
+        time.sleep(0.01)
+    run.send_signal(signal.SIGINT)  # Ctrl-C, once the first games are in
+    _, err = run.communicate(timeout=60)
+    assert run.returncode == 130, err
+    assert "interrupted; the games played are in" in err
+    before = out.read_text()
+    played = len(before.splitlines())
+    assert 0 < played < games
+
+    assert main([*args, "--json", str(summary)]) == 0
+    assert (f"{played} of {games} games already played; playing the other {games - played}"
+            in capsys.readouterr().err)
+    after = out.read_text()
+    assert after.startswith(before)  # appended, nothing rewritten
+    seeds = [json.loads(line)["seed"] for line in after.splitlines()]
+    assert sorted(seeds) == [game_seed(9, i) for i in range(games)]  # each seed once
+    s = json.loads(summary.read_text())
+    assert s["games"] == games
+    assert sum(s["settings"]["games_by_worker"].values()) == games - played  # none replayed
+
+
+@pytest.mark.parametrize("address", ["tcp://127.0.0.1:9", "no-port", "http://127.0.0.1:9"])
+def test_unreachable_or_malformed_address_is_a_clear_error(address: str) -> None:
+    with pytest.raises(ClusterError, match=f"cannot reach a Dask scheduler at {address}"):
+        Cluster(address, timeout=1)

@@ -1,0 +1,329 @@
+"""Many server processes, one store: every test runs on SQLite (one file) and on a real
+PostgreSQL that the suite starts itself.
+
+Two ``kaboom serve`` processes share the store; clients spread parallel, conflicting
+moves over both.  Every 200 answer must be in the game's final history, the move counter
+must have no gap or duplicate, and every verdict must be what a fresh process (and a
+brute-force enumeration) says — also after undos made by the other process.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+
+from server.game import Game, Rules
+from server.store import open_store
+from solver.position import Position
+from tests import oracle
+from tests.conftest import LiveServer
+from tests.pg import PostgresServer, find_bin
+
+pytestmark = pytest.mark.timeout(400)
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    bindir = find_bin()
+    if bindir is None:
+        pytest.fail("PostgreSQL is not installed: run ./test.sh (it installs `postgresql`)")
+    server = PostgresServer(bindir).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path_factory.mktemp("scale") / "shared.db")
+    return request.getfixturevalue("postgres").url()
+
+
+@pytest.fixture(scope="module")
+def pair(store_url: str) -> Iterator[tuple[LiveServer, LiveServer]]:
+    """Two server processes on one store, for every test of a backend (a test that kills
+    one starts it again)."""
+    a = LiveServer(store_url).start()
+    b = LiveServer(store_url).start()
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+def _new(url: str, **body: object) -> dict:
+    r = httpx.post(f"{url}/api/games", json={"width": 9, "height": 9, "mines": 10, **body},
+                   timeout=30)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+class Spread:
+    """Sends each request to the next server in turn, as the player's token holder."""
+
+    def __init__(self, servers: tuple[LiveServer, ...], game: dict) -> None:
+        self.clients = [httpx.Client(base_url=s.url, timeout=60) for s in servers]
+        for c in self.clients:
+            c.headers["Authorization"] = f"Bearer {game['player_token']}"
+        self.gid = game["id"]
+        self._turn = 0
+        self._lock = threading.Lock()
+
+    def move(self, kind: str, x: int, y: int, on: int | None = None) -> httpx.Response:
+        """Sends a move; a 503 (the game's queue is full, nothing changed) is sent again,
+        as its Retry-After asks."""
+        with self._lock:
+            i = self._turn if on is None else on
+            self._turn = (i + 1) % len(self.clients)
+        while True:
+            r = self.clients[i].post(f"/api/games/{self.gid}/{kind}", json={"x": x, "y": y})
+            if r.status_code != 503:
+                return r
+            time.sleep(0.05)
+
+    def undo(self, on: int) -> httpx.Response:
+        return self.clients[on].post(f"/api/games/{self.gid}/undo")
+
+    def game(self, on: int = 0) -> dict:
+        return self.clients[on].get(f"/api/games/{self.gid}").json()
+
+    def history(self) -> list[str]:
+        return self.clients[0].get(f"/api/games/{self.gid}/moves").json()["moves"]
+
+    def close(self) -> None:
+        for c in self.clients:
+            c.close()
+
+
+def _check_acknowledged(spread: Spread, answers: list[tuple[str, httpx.Response]]) -> None:
+    """Every 200 answer is in the final history under its own move number, once."""
+    history = spread.history()
+    final = spread.game()
+    assert final["moves"] == len(history)
+    acknowledged = [(r.json()["moves"], move) for move, r in answers if r.status_code == 200]
+    numbers = [n for n, _ in acknowledged]
+    assert len(numbers) == len(set(numbers)), "two answers claim one move number"
+    for n, move in acknowledged:
+        assert history[n - 1] == move, (n, move, history[n - 1])
+    assert all(r.status_code in (200, 409) for _, r in answers), [
+        r.text for _, r in answers if r.status_code not in (200, 409)]
+
+
+def test_parallel_flags_over_two_processes_lose_nothing(pair: tuple[LiveServer, ...]) -> None:
+    game = _new(pair[0].url, width=16, height=16, mines=40)
+    spread = Spread(pair, game)
+    cells = [(x, y) for y in range(4) for x in range(16)][:50]
+    try:
+        with ThreadPoolExecutor(16) as pool:
+            answers = list(pool.map(
+                lambda c: (f"flag {c[0]} {c[1]}", spread.move("flag", *c)), cells))
+        assert all(r.status_code == 200 for _, r in answers)
+        _check_acknowledged(spread, answers)
+        final = spread.game()
+        assert final["moves"] == 50
+        assert sum(row.count("F") for row in final["board"]) == 50
+    finally:
+        spread.close()
+
+
+def test_parallel_reveals_and_chords_over_two_processes(pair: tuple[LiveServer, ...]) -> None:
+    game = _new(pair[0].url, width=30, height=16, mines=99, seed=5, first_click="opening")
+    spread = Spread(pair, game)
+    try:
+        first = spread.move("reveal", 15, 8)
+        assert first.status_code == 200
+        position = Position.from_rows(first.json()["board"], 99)
+        # Every certain cell, revealed (safe ones) or flagged (mines) at once from both sides,
+        # and a chord on every number: many of them race for the same cells.
+        from solver.knowledge import classify
+
+        knowledge = classify(position)
+        moves = [("reveal", c) for c in sorted(knowledge.safe) if position.is_covered(*c)]
+        moves += [("flag", c) for c in sorted(knowledge.mines)]
+        moves += [("chord", c) for c, _ in list(position.numbers())[:20]]
+        random.Random(1).shuffle(moves)
+        with ThreadPoolExecutor(16) as pool:
+            answers = list(pool.map(
+                lambda m: (f"{m[0]} {m[1][0]} {m[1][1]}", spread.move(m[0], *m[1])), moves))
+        answers.insert(0, ("reveal 15 8", first))
+        _check_acknowledged(spread, answers)
+        final = spread.game()
+        assert final["status"] != "lost", final["loss"]
+        # Cells shown open in any 200 answer are open at the end (nothing covered again).
+        for _, r in answers:
+            if r.status_code == 200:
+                for y, row in enumerate(r.json()["board"]):
+                    for x, ch in enumerate(row):
+                        if ch.isdigit():
+                            assert final["board"][y][x] == ch
+    finally:
+        spread.close()
+
+
+def test_kill_9_of_one_process_mid_load_loses_nothing(pair: tuple[LiveServer, ...]) -> None:
+    game = _new(pair[0].url, width=16, height=16, mines=40)
+    spread = Spread(pair, game)
+    answers: list[tuple[str, httpx.Response]] = []
+    lock = threading.Lock()
+
+    def flag(i: int) -> None:
+        x, y = i % 16, i // 16
+        try:
+            r = spread.move("flag", x, y)
+        except httpx.HTTPError:
+            return  # the killed process's connection: not acknowledged
+        with lock:
+            answers.append((f"flag {x} {y}", r))
+
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            futures = [pool.submit(flag, i) for i in range(120)]
+            time.sleep(0.3)
+            pair[1].kill()
+            for f in futures:
+                f.result()
+        acknowledged = [a for a in answers if a[1].status_code == 200]
+        assert acknowledged, "nothing was acknowledged before the kill"
+        spread.clients[1] = spread.clients[0]  # the survivor answers from now on
+        _check_acknowledged(spread, [a for a in answers if a[1].status_code in (200, 409)])
+    finally:
+        spread.close()
+        pair[1].start()
+
+
+def test_rules_with_moves_and_undos_alternating_between_processes(
+    pair: tuple[LiveServer, ...],
+) -> None:
+    """Small debug games played with moves and undos on alternate processes; every
+    verdict is checked against brute-force enumeration of the position it was made on."""
+    rng = random.Random(7)
+    for round_ in range(3):
+        game = _new(pair[0].url, width=5, height=4, mines=4, debug=True, seed=round_ + 1)
+        spread = Spread(pair, game)
+        try:
+            g = spread.move("reveal", 2, 2, on=0).json()
+            for step in range(14):
+                if g["status"] != "playing":
+                    r = spread.undo(on=step % 2)
+                    assert r.status_code == 200, r.text
+                    g = r.json()
+                    continue
+                if step % 4 == 3:  # an undo on one process, the next move on the other
+                    r = spread.undo(on=step % 2)
+                    assert r.status_code == 200, r.text
+                    g = r.json()
+                    continue
+                position = Position.from_rows(g["board"], 4)
+                truth = oracle.statuses(position)
+                cell = rng.choice(sorted(truth))
+                r = spread.move("reveal", *cell, on=(step + 1) % 2)
+                assert r.status_code == 200, r.text
+                g = r.json()
+                ch = g["board"][cell[1]][cell[0]]
+                safe_exists = any(s == "s" for s in truth.values())
+                if truth[cell] == "s":
+                    assert ch.isdigit(), (position, cell)
+                elif truth[cell] == "m":
+                    assert g["loss"]["reason"] == "certain_mine", (position, cell)
+                elif safe_exists:
+                    assert g["loss"]["reason"] == "guess_while_safe", (position, cell)
+                    sc = g["loss"]["safe_cell"]
+                    assert truth[(sc["x"], sc["y"])] == "s"
+        finally:
+            spread.close()
+
+
+def test_a_long_poll_on_one_process_sees_a_move_made_on_the_other(
+    pair: tuple[LiveServer, ...],
+) -> None:
+    game = _new(pair[0].url)
+    spread = Spread(pair, game)
+    result: dict[str, float] = {}
+
+    def watch() -> None:
+        r = httpx.get(f"{pair[0].url}/api/games/{game['id']}",
+                      params={"wait_moves": 0, "timeout": 20}, timeout=30)
+        result["at"] = time.monotonic()
+        result["moves"] = r.json()["moves"]
+
+    try:
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        time.sleep(0.5)
+        sent = time.monotonic()
+        assert spread.move("flag", 0, 0, on=1).status_code == 200
+        watcher.join(25)
+        assert result["moves"] == 1
+        assert result["at"] - sent < 1.0, result["at"] - sent
+    finally:
+        spread.close()
+
+
+def test_workers_on_one_port_lose_nothing(tmp_path: Path) -> None:
+    """`kaboom serve --workers 2` on SQLite: parallel flags through one port."""
+    server = LiveServer(tmp_path / "workers.db", workers=2).start()
+    try:
+        game = _new(server.url, width=16, height=16, mines=40)
+        spread = Spread((server,), game)
+        cells = [(x, y) for y in range(4) for x in range(16)][:50]
+        with ThreadPoolExecutor(16) as pool:
+            answers = list(pool.map(
+                lambda c: (f"flag {c[0]} {c[1]}", spread.move("flag", *c)), cells))
+        assert all(r.status_code == 200 for _, r in answers)
+        _check_acknowledged(spread, answers)
+        assert spread.game()["moves"] == 50
+        spread.close()
+    finally:
+        server.stop()
+
+
+def test_a_stale_write_never_commits(store_url: str) -> None:
+    store = open_store(store_url)
+    game = Game.new(f"stale-{random.random()}", Rules(9, 9, 10))
+    store.create(game)
+    from dataclasses import replace
+
+    first = replace(game, rows=("F" + "#" * 8, *game.rows[1:]), moves=1, version=1)
+    from server.game import Step
+
+    step = Step("flag 0 0", ((0, 0, "#"),), game)
+    assert store.commit_move(game, first, step)
+    assert not store.commit_move(game, replace(first, moves=1, version=1), step)
+    assert store.get(game.id).version == 1
+    store.close()
+
+
+def test_an_old_sqlite_database_upgrades_in_place(tmp_path: Path) -> None:
+    """A database written before versions and migrations existed keeps its games."""
+    from server.store import game_to_dict
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE games (id TEXT PRIMARY KEY, state TEXT NOT NULL)")
+    db.execute("CREATE TABLE steps (game_id TEXT NOT NULL, n INTEGER NOT NULL,"
+               " step TEXT NOT NULL, PRIMARY KEY (game_id, n))")
+    old = game_to_dict(Game.new("old", Rules(9, 9, 10, seed=4)))
+    for key in ("version", "undos", "player_hash"):
+        del old[key]
+    del old["rules"]["seeded"]
+    import json
+
+    db.execute("INSERT INTO games VALUES (?, ?)", ("old", json.dumps(old)))
+    db.commit()
+    db.close()
+    store = open_store(str(path))
+    from server import migrations
+
+    assert store.schema_version() == migrations.latest()  # type: ignore[attr-defined]
+    game = store.get("old")
+    assert game.rules.seed == 4 and game.version == 0 and game.status == "playing"
+    assert store.versions(["old"]) == {"old": 0}
+    store.close()
+    assert open_store(str(path)).schema_version() == migrations.latest()  # type: ignore[attr-defined]
