@@ -34,6 +34,16 @@ if [[ -n "$system" ]]; then
   fi
 fi
 
+# The tests' only npm package (axe-core, the accessibility check; see package.json).
+if [[ $kind == test && ! -f node_modules/axe-core/axe.min.js ]]; then
+  if ! command -v npm >/dev/null && [[ -n "$system" ]]; then
+    SUDO=$([[ $(id -u) -eq 0 ]] && echo "" || echo sudo)
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  fi
+  npm ci --silent --no-audit --no-fund >/dev/null
+fi
+
 hash=$(sha256sum pyproject.toml | cut -d' ' -f1)
 done_for() { [[ -x .venv/bin/kaboom && "$(cat ".venv/.kaboom-setup-$1" 2>/dev/null)" == "$hash" ]]; }
 # A test setup holds everything playing needs, so it serves ./run.sh too.

@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from server.game import Game, Rules
-from server.service import Analysis
+from server.service import Analysis, Hint, Replay
+from solver.proof import Proof
 
 __all__ = [
     "XY",
@@ -20,9 +21,14 @@ __all__ = [
     "CellIn",
     "CreatedGameOut",
     "GameOut",
+    "HintOut",
     "LossOut",
     "MovesOut",
     "NewGame",
+    "NumberOut",
+    "ProofOut",
+    "ReplayMoveOut",
+    "ReplayOut",
 ]
 
 MIN_SIDE, MAX_SIDE = 2, 256
@@ -206,4 +212,75 @@ class AnalysisOut(BaseModel):
             safe=len(k.safe),
             mines=len(k.mines),
             unknown=k.unknown_count + len(k.unresolved),
+        )
+
+
+class NumberOut(BaseModel):
+    """An open number a proof uses: ``n`` at column ``x``, row ``y``."""
+
+    x: int
+    y: int
+    n: int
+
+
+class ProofOut(BaseModel):
+    """Why a covered cell is safe or a mine: a minimal set of open numbers (and the total
+    mine count, when it is needed) that leaves it no other value."""
+
+    x: int
+    y: int
+    mine: bool
+    numbers: list[NumberOut]
+    count: int | None = Field(description="the board's mine count, when the proof needs it")
+    text: str = Field(description="the proof in words, cells named (column, row)")
+
+    @classmethod
+    def of(cls, proof: Proof) -> ProofOut:
+        return cls(
+            x=proof.cell[0],
+            y=proof.cell[1],
+            mine=proof.mine,
+            numbers=[NumberOut(x=c[0], y=c[1], n=n) for c, n in proof.numbers],
+            count=proof.count,
+            text=proof.text,
+        )
+
+
+class HintOut(BaseModel):
+    """What to play next: ``safe`` with a proof, ``first_click`` (any cell is safe), or
+    ``forced_guess`` with the cells of the lowest mine ``probability``."""
+
+    kind: Literal["safe", "first_click", "forced_guess"]
+    cells: list[XY]
+    proof: ProofOut | None = None
+    probability: float | None = None
+
+    @classmethod
+    def of(cls, hint: Hint) -> HintOut:
+        return cls(
+            kind=hint.kind,  # type: ignore[arg-type]
+            cells=[XY(x=x, y=y) for x, y in hint.cells],
+            proof=ProofOut.of(hint.proof) if hint.proof else None,
+            probability=hint.probability,
+        )
+
+
+class ReplayMoveOut(BaseModel):
+    """One move (``"reveal 3 4"``) and the cells it changed as ``[x, y, before, after]``."""
+
+    move: str
+    cells: list[tuple[int, int, str, str]]
+
+
+class ReplayOut(BaseModel):
+    """A finished game's moves from its first board, to step through forwards and back."""
+
+    start: list[str]
+    moves: list[ReplayMoveOut]
+
+    @classmethod
+    def of(cls, replay: Replay) -> ReplayOut:
+        return cls(
+            start=list(replay.start),
+            moves=[ReplayMoveOut(move=m, cells=list(cells)) for m, cells in replay.moves],
         )

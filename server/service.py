@@ -28,12 +28,13 @@ from server.game import Game, Referee, Rules, Step
 from server.store import GameStore
 from solver.budget import Budget
 from solver.cache import CachePool
-from solver.errors import BudgetExceededError, IllegalMoveError
+from solver.errors import BudgetExceededError, IllegalMoveError, InvalidMoveError
 from solver.knowledge import Knowledge
-from solver.position import Move
+from solver.position import Cell, Move, Position
 from solver.probability import probabilities
+from solver.proof import Proof, prove
 
-__all__ = ["Analysis", "GameService", "token_hash"]
+__all__ = ["Analysis", "GameService", "Hint", "Replay", "token_hash"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,32 @@ class _Session:
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What to play next: a proven safe cell with its proof; on an untouched board any
+    cell (the first click is safe); else a forced guess among the ``cells`` with the
+    lowest mine ``probability`` (``None`` when it could not be computed in time)."""
+
+    kind: str  # "safe", "first_click" or "forced_guess"
+    cells: tuple[Cell, ...]
+    proof: Proof | None = None
+    probability: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A finished game from its first board: each move with the cells it changed, as
+    ``(x, y, before, after)``, so a page can step forwards and back."""
+
+    start: tuple[str, ...]
+    moves: tuple[tuple[str, tuple[tuple[int, int, str, str], ...]], ...]
+
+
+_HINT_CANDIDATES = 8
+"""Safe cells whose proofs a hint compares, to show the shortest of them."""
+_HINT_CELLS = 32
+"""At most this many equally good guesses are named (the outside may have thousands)."""
 
 _RETRIES = 8
 """Times a change is computed again after losing a race before the answer is 409."""
@@ -226,6 +253,83 @@ class GameService:
                 rows = [None] * position.height
                 exact = False
         return game, Analysis(knowledge, knowledge.status_rows(position), rows, exact)
+
+    # ------------------------------------------------------------------ proofs
+    def proof(self, game_id: str, cell: Cell, token: str | None) -> tuple[Game, Proof]:
+        """The proof of a covered cell.  During a game it is assistance: only the player
+        may ask, and the game is marked assisted.  After the game it is free and proves
+        the cell in the position before the last move, where the loss was decided."""
+        game = self.store.get(game_id)
+        if game.status == "playing":
+            game = self._mark_assisted(game_id, token)
+            position = game.position
+        else:
+            position = self._before_last(game)
+        width, height = position.width, position.height
+        if not (0 <= cell[0] < width and 0 <= cell[1] < height):
+            raise InvalidMoveError(f"({cell[0]}, {cell[1]}) is off the {width}x{height} board")
+        return game, prove(position, cell, Budget(self.settings.analysis_budget_s))
+
+    def hint(self, game_id: str, token: str | None) -> tuple[Game, Hint]:
+        """A proven safe cell with the shortest proof among a few, or the best odds of a
+        forced guess; only the player may ask, and the game is marked assisted."""
+        if self.store.get(game_id).status != "playing":
+            raise IllegalMoveError("the game is over; no hint to give")
+        game = self._mark_assisted(game_id, token)
+        position = game.position
+        if position.is_start:
+            return game, Hint("first_click", ((position.width // 2, position.height // 2),))
+        budget = Budget(self.settings.analysis_budget_s)
+        session = self._session(game_id)
+        with session.lock:
+            referee = session.referee
+            referee.sync(game)
+            knowledge = referee.engine.classify(position, budget.share(0.5))
+            safe = sorted(
+                (c for c in knowledge.safe if position.is_covered(*c) and position.char(*c) != "F"),
+                key=lambda c: (c[1], c[0]),
+            )
+            if safe:
+                proofs = [prove(position, c, budget) for c in safe[:_HINT_CANDIDATES]]
+                best = min(proofs, key=lambda p: (len(p.numbers), p.count is not None))
+                return game, Hint("safe", (best.cell,), best)
+            try:
+                probs = probabilities(
+                    position, known=referee.engine.known, budget=budget, counter=referee.counter
+                )
+            except BudgetExceededError:
+                return game, Hint("forced_guess", ())
+        odds = {c: p for c, p in probs.cells.items() if position.char(*c) != "F"}
+        frontier = set(position.frontier())
+        if not game.rules.outside_guess and any(odds.get(c, 1.0) < 1.0 for c in frontier):
+            # A guess off the frontier would lose outright while the frontier has a chance.
+            odds = {c: p for c, p in odds.items() if c in frontier}
+        low = min(odds.values())
+        best_cells = sorted(
+            (c for c, p in odds.items() if p <= low + 1e-12), key=lambda c: (c[1], c[0])
+        )
+        return game, Hint("forced_guess", tuple(best_cells[:_HINT_CELLS]), probability=low)
+
+    def replay(self, game_id: str) -> tuple[Game, Replay]:
+        """The moves of a finished game, rebuilt from their undo records."""
+        game = self.store.get(game_id)
+        if game.status == "playing":
+            raise IllegalMoveError("the game is still being played; its replay comes at the end")
+        rows = [list(r) for r in game.rows]
+        moves = []
+        for step in reversed(self.store.steps(game_id)):
+            cells = tuple((x, y, ch, rows[y][x]) for x, y, ch in step.cells)
+            for x, y, ch in step.cells:
+                rows[y][x] = ch
+            moves.append((step.move, cells))
+        moves.reverse()
+        return game, Replay(tuple("".join(r) for r in rows), tuple(moves))
+
+    def _before_last(self, game: Game) -> Position:
+        """The position the last move was played on (the board before a loss showed)."""
+        if game.moves == 0:
+            return game.position
+        return self.store.last_step(game).undo(game).position
 
     # ------------------------------------------------------------------ expiry
     def expire(self, now: float | None = None) -> int:

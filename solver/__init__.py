@@ -20,6 +20,7 @@ from solver.errors import (
 from solver.knowledge import CountEncoding, Knowledge, KnowledgeEngine, Status, classify
 from solver.position import Cell, CellState, Move, MoveKind, Position
 from solver.probability import Probabilities, probabilities, sample_layout
+from solver.proof import Proof, prove
 from solver.simulator import PRESETS, SimulatedGame
 
 __all__ = [
@@ -39,11 +40,13 @@ __all__ = [
     "MoveKind",
     "Position",
     "Probabilities",
+    "Proof",
     "SimulatedGame",
     "Status",
     "classify",
     "decide",
     "decide_rows",
     "probabilities",
+    "prove",
     "sample_layout",
 ]

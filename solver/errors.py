@@ -8,6 +8,7 @@ __all__ = [
     "InvalidMoveError",
     "InvalidPositionError",
     "KaboomError",
+    "NoProofError",
 ]
 
 
@@ -25,6 +26,10 @@ class InvalidMoveError(KaboomError, ValueError):
 
 class IllegalMoveError(KaboomError, ValueError):
     """Raised when a well-formed move is not allowed now (game over, cell already open)."""
+
+
+class NoProofError(IllegalMoveError):
+    """Raised when a proof is asked for a cell that is open or not decided."""
 
 
 class BudgetExceededError(KaboomError, TimeoutError):

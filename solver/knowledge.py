@@ -27,7 +27,7 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Iterable, Mapping, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 
 from pysat.card import ITotalizer
@@ -41,11 +41,13 @@ from solver.position import COVERED_CHARS, Cell, Position
 from solver.probability import count_component
 
 __all__ = [
+    "Conflict",
     "CountEncoding",
     "Knowledge",
     "KnowledgeEngine",
     "Status",
     "classify",
+    "minimal_conflict",
     "random_layout",
 ]
 
@@ -251,21 +253,24 @@ class _Sat:
                 raise _OutOfTime
             self.add_exactly(con)
 
-    def add_exactly(self, con: Constraint) -> None:
-        """Adds the binomial encoding of "exactly ``con.mines`` of ``con.cells``"."""
+    def add_exactly(self, con: Constraint, selector: int | None = None) -> None:
+        """Adds the encoding of "exactly ``con.mines`` of ``con.cells``"; with a
+        ``selector``, the constraint holds only while the selector is assumed true (then
+        always binomial clauses, which can carry the selector)."""
         lits = [self.var[c] for c in con.cells]
         n, k = len(lits), con.mines
-        if self._native_numbers:
+        if self._native_numbers and selector is None:
             if k < n:
                 self.solver.add_atmost(lits, k)
             if k > 0:
                 self.solver.add_atmost([-v for v in lits], n - k)
             return
+        guard = [] if selector is None else [-selector]
         for subset in itertools.combinations(lits, n - k + 1):
-            self.solver.add_clause(list(subset))
+            self.solver.add_clause([*subset, *guard])
         if k < n:
             for subset in itertools.combinations(lits, k + 1):
-                self.solver.add_clause([-v for v in subset])
+                self.solver.add_clause([*(-v for v in subset), *guard])
 
     def add_count(self, low: int, high: int) -> None:
         """Constrains the number of mines among all cell variables to ``[low, high]``."""
@@ -743,3 +748,96 @@ def random_layout(
     rest = fr.mines_left - sum(1 for v in model[: len(fr.cells)] if v > 0)
     mines.update(fr.outside_cell(i) for i in rng.sample(range(outside), rest))
     return frozenset(mines)
+
+
+_TRIAL_CONFLICTS = 20_000
+"""Conflicts a deletion trial of :func:`minimal_conflict` may take before the constraint
+is kept.  With the count, dropping one number can leave a pigeonhole-like query that
+CDCL proves only slowly; measured on Expert endgames, one such trial ran for minutes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The answer of :func:`minimal_conflict`: which claim was contradicted, by which
+    constraints (indices), and whether every deletion trial was settled (``minimal``)."""
+
+    claim: int
+    constraints: tuple[int, ...]
+    minimal: bool
+
+
+def minimal_conflict(
+    cells: Iterable[Cell],
+    constraints: Sequence[Constraint],
+    claims: Sequence[Mapping[Cell, bool]],
+    count: tuple[int, int] | None = None,
+    budget: Budget | None = None,
+    minimise: bool = True,
+) -> Conflict | None:
+    """The first of the alternative ``claims`` that ``constraints`` contradict, with a
+    minimal set of them (preferring early ones) that does; ``None`` when every claim is
+    consistent with all of them.
+
+    ``count``, when given, is a ``(low, high)`` range for the mines among ``cells`` that
+    holds in every query.  Each constraint gets a selector literal, so one incremental
+    solver answers every query by assumptions.  Prefixes of ``constraints`` are added
+    and tried in growing sizes, so a local reason is found (and paid for) first; the
+    solver's core prunes the set, and each constraint left is dropped in turn, latest
+    first, wherever the rest still conflicts (deletion-based minimisation: no single
+    constraint can be removed from the answer, though a different, smaller set may
+    exist).  A trial that runs out of conflicts keeps its constraint, and the answer
+    says it may not be minimal; ``minimise=False`` returns the core unminimised, for a
+    caller with a cheaper test of its own.  Raises :class:`BudgetExceededError` on
+    timeout.
+    """
+    budget = budget or Budget(None)
+    # Minicard: its native AtMost keeps the count one constraint on boards of any size.
+    with _Sat(cells, CountEncoding.NATIVE, budget) as sat:
+        bound = [] if count is None else [*sat.at_most(count[1]), *sat.at_least(count[0])]
+        lits = [[sat.var[c] if m else -sat.var[c] for c, m in claim.items()] for claim in claims]
+        sels: list[int] = []
+        settled = True
+
+        def core(claim: list[int], chosen: list[int], conflicts: int = -1) -> set[int] | None:
+            """The core of an unsatisfiable query; ``None`` if satisfiable or unsettled."""
+            nonlocal settled
+            if budget.expired():
+                raise _OutOfTime
+            sat.solver.conf_budget(conflicts)
+            result = sat.solver.solve_limited(
+                assumptions=[*claim, *bound, *chosen], expect_interrupt=True
+            )
+            if result is None:
+                if conflicts < 0 or budget.expired():
+                    raise _OutOfTime
+                settled = False
+                return None
+            return None if result else set(sat.solver.get_core() or [])
+
+        try:
+            found: set[int] | None = None
+            which, size = 0, 4
+            while found is None:
+                for con in constraints[len(sels) : size]:
+                    sels.append(sat._new_var())
+                    sat.add_exactly(con, sels[-1])
+                cores = ((i, core(claim, sels)) for i, claim in enumerate(lits))
+                which, found = next(((i, c) for i, c in cores if c is not None), (0, None))
+                if size >= len(constraints):
+                    break
+                size *= 2
+            if found is None:
+                return None
+            kept = [s for s in sels if s in found]
+            settled = minimise
+            for s in reversed(kept if minimise else []):
+                if s not in kept:
+                    continue  # a smaller core found on the way already left it out
+                trial = [t for t in kept if t != s]
+                smaller = core(lits[which], trial, _TRIAL_CONFLICTS)
+                if smaller is not None:
+                    kept = [t for t in trial if t in smaller]
+        except _OutOfTime:
+            raise BudgetExceededError("no proof found within the time budget") from None
+    index = {s: i for i, s in enumerate(sels)}
+    return Conflict(which, tuple(index[s] for s in kept), settled)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from solver.position import COVERED_CHARS, Cell, Position
 
@@ -75,3 +75,28 @@ def random_position(
                 row.append(rng.choice("#####F?"))
         rows.append("".join(row))
     return Position.from_rows(rows, mines), layout
+
+
+def values(
+    position: Position, cell: Cell, numbers: Iterable[Cell], count: int | None = None
+) -> set[bool]:
+    """The values (``True``: a mine) ``cell`` can take when only the open ``numbers``
+    named, and the total ``count`` of mines among the covered cells when given, are known.
+
+    Enumerates the covered cells around the named numbers (and the cell); every other
+    covered cell is free, so with a count it only has to leave room for the rest.
+    """
+    named = [((x, y), int(position.rows[y][x])) for x, y in numbers]
+    touched = {cell}
+    for (x, y), _ in named:
+        touched.update(c for c in position.neighbours(x, y) if position.is_covered(*c))
+    cells = sorted(touched)
+    free = len(position.covered()) - len(cells)
+    seen: set[bool] = set()
+    for bits in itertools.product((False, True), repeat=len(cells)):
+        mines = {c for c, b in zip(cells, bits) if b}
+        if count is not None and not 0 <= count - len(mines) <= free:
+            continue
+        if all(number_at(frozenset(mines), x, y) == n for (x, y), n in named):
+            seen.add(cell in mines)
+    return seen

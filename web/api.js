@@ -105,3 +105,18 @@ export async function undo(id) {
 export async function analysis(id) {
   return JSON.parse(await call("GET", `${gamePath(id)}/analysis`, { player: id }));
 }
+
+/** Why a covered cell is safe or a mine (during a game this marks it assisted). */
+export async function proof(id, x, y) {
+  return JSON.parse(await call("GET", `${gamePath(id)}/proof?x=${x}&y=${y}`, { player: id }));
+}
+
+/** A proven safe cell with its proof, or the best odds of a forced guess; marks it assisted. */
+export async function hint(id) {
+  return JSON.parse(await call("GET", `${gamePath(id)}/hint`, { player: id }));
+}
+
+/** A finished game's moves from its first board, each with its cells [x, y, before, after]. */
+export async function replay(id) {
+  return JSON.parse(await call("GET", `${gamePath(id)}/replay`));
+}

@@ -6,7 +6,7 @@ const WORDS = {
   "#": "covered",
   F: "flagged",
   "?": "question mark",
-  0: "open, no mines around",
+  0: "no mines around",
   X: "the mine that exploded",
   "*": "a mine",
   "!": "a wrong flag",
@@ -25,9 +25,10 @@ export function percent(p) {
   return `${value.toFixed(value < 1 || value > 99 ? 2 : 1)} %`;
 }
 
+/** A cell's name for screen readers: "row 3, column 5: 2" (counted from 0, as on the page). */
 function label(x, y, ch, knowledge, p) {
-  const words = WORDS[ch] ?? `open, ${ch}`;
-  let text = `(${x}, ${y}) ${words}`;
+  const words = WORDS[ch] ?? ch;
+  let text = `row ${y}, column ${x}: ${words}`;
   if (knowledge) text += `, ${KNOWLEDGE_WORDS[knowledge]}`;
   if (p !== undefined && p !== null) text += `, ${percent(p)} mine`;
   return text;
@@ -44,6 +45,7 @@ export class Board {
     this.cursor = { x: 0, y: 0 };
     this.proof = null;
     this.knowing = false;
+    this.marked = [];
   }
 
   /** Builds the cells for a board of the given size from scratch (a new game only). */
@@ -73,6 +75,7 @@ export class Board {
     this.rows = rows.slice();
     this.proof = null;
     this.knowing = false;
+    this.marked = [];
     const { x, y } = this.cursor;
     this.setCursor(Math.min(x, width - 1), Math.min(y, height - 1), false);
   }
@@ -86,6 +89,7 @@ export class Board {
     this.height = 0;
     this.proof = null;
     this.knowing = false;
+    this.marked = [];
     this.el.removeAttribute("aria-activedescendant");
   }
 
@@ -195,6 +199,23 @@ export class Board {
     this.proof.classList.add("proof");
   }
 
+  /**
+   * Outlines the open numbers a proof uses (class `reason`) and the cells it is about
+   * (class `hint`, or `guess` for the best odds of a forced guess); `null` clears them.
+   */
+  mark({ numbers = [], cells = [], kind = "hint" } = {}) {
+    for (const cell of this.marked) cell.classList.remove("reason", "hint", "guess");
+    this.marked = [];
+    const add = (xy, name) => {
+      const cell = this.cell(xy.x, xy.y);
+      if (!cell) return;
+      cell.classList.add(name);
+      this.marked.push(cell);
+    };
+    for (const xy of numbers) add(xy, "reason");
+    for (const xy of cells) add(xy, kind);
+  }
+
   /** Moves the keyboard cursor (the grid's active descendant). */
   setCursor(x, y, scroll = true) {
     const old = this.cells[this.cursor.y * this.width + this.cursor.x];
@@ -209,6 +230,7 @@ export class Board {
     cell.id = "cursor-cell";
     this.el.setAttribute("aria-activedescendant", "cursor-cell");
     if (scroll) cell.scrollIntoView({ block: "nearest", inline: "nearest" });
+    this.el.dispatchEvent(new CustomEvent("cursor", { detail: { x, y } }));
   }
 
   #forget(cell) {

@@ -129,7 +129,7 @@ export function attachInput(board, actions) {
     }
   });
 
-  // N and U work anywhere on the page except while typing in a form field.
+  // N, U and H work anywhere on the page except while typing in a form field.
   document.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
     if (event.target instanceof Element && event.target.closest("input, select, textarea")) return;
@@ -139,6 +139,9 @@ export function attachInput(board, actions) {
     } else if (event.key === "u" || event.key === "U") {
       event.preventDefault();
       actions.undo();
+    } else if (event.key === "h" || event.key === "H") {
+      event.preventDefault();
+      actions.hint();
     }
   });
 }

@@ -35,6 +35,11 @@ const ui = {
   noticeRetry: $("#notice-retry"),
   noticeNew: $("#notice-new"),
   boardWrap: $("#board-wrap"),
+  hint: $("#hint"),
+  reason: $("#reason"),
+  replay: $("#replay"),
+  replaySlider: $("#replay-slider"),
+  replayAt: $("#replay-at"),
 };
 const board = new Board($("#board"));
 
@@ -48,6 +53,11 @@ const state = {
   clockBase: 0, // elapsed_ms at the last answer ...
   clockAt: 0, // ... and when it arrived (performance.now())
   clockRunning: false,
+  reasonToken: 0, // the latest proof or hint request: older answers are dropped
+  marks: null, // who outlined cells on the board: "loss", "hint" or "hover"
+  lossProof: null, // { id, x, y, text } of the finished game's proof, once fetched
+  proofs: new Map(), // debug proofs by "moves:x,y" of the current game
+  replay: null, // { id, moves, start, list, at, rows } of the finished game on the board
 };
 
 const REASONS = {
@@ -78,7 +88,17 @@ function loadGame(game, { push = false } = {}) {
 function applyGame(game) {
   const previous = state.game;
   state.game = game;
-  if (!previous || previous.id !== game.id) board.build(game.board);
+  if (!previous || previous.id !== game.id || previous.moves !== game.moves || previous.status !== game.status) {
+    clearReason();
+    if (!previous || previous.id !== game.id) state.proofs.clear();
+  }
+  if (!previous || previous.id !== game.id) {
+    board.build(game.board);
+    // The player's own games were started with the form's settings (perhaps edited
+    // since, which then stay); a link to another game shows that game's settings.
+    if (!store.tokenOf(game.id)) showSettingsOf(game);
+    document.body.style.setProperty("--board-w", game.width);
+  }
   else board.update(game.board);
   const el = board.el;
   el.dataset.gameId = game.id;
@@ -97,6 +117,17 @@ function applyGame(game) {
   if (game.status !== "playing" && store.recordResult(game)) showStats();
   showBanner(game);
   board.setProof(game.status === "lost" && game.loss?.safe_cell ? game.loss.safe_cell : null);
+  if (game.status === "lost" && game.loss?.safe_cell) {
+    showLossProof(game);
+    // On a phone the cell may be far off: bring it into view once, when the loss shows.
+    if (!previous || previous.id !== game.id || previous.status !== "lost") {
+      const { x, y } = game.loss.safe_cell;
+      board.cell(x, y)?.scrollIntoView({ block: "nearest", inline: "center" });
+    }
+  }
+  ui.hint.disabled = game.status !== "playing" || !isPlayer(game);
+  if (game.status === "playing") hideReplay();
+  else if (state.replay?.id !== game.id || state.replay.moves !== game.moves) loadReplay(game);
 
   ui.undo.disabled = !undoAllowed(game);
   ui.share.disabled = false;
@@ -111,6 +142,21 @@ function applyGame(game) {
     board.clearKnowledge();
     delete el.dataset.analysedMoves;
   }
+}
+
+/** The form shows the settings of the game on the board (not saved until edited). */
+function showSettingsOf(game) {
+  const f = ui.form.elements;
+  f.preset.value = store.presetOf(game) ?? "custom";
+  ui.width.value = game.width;
+  ui.height.value = game.height;
+  ui.mines.value = game.mines;
+  f.first_click.value = game.first_click;
+  f.forced_guess.value = game.forced_guess;
+  f.outside_guess.checked = game.outside_guess;
+  f.question_marks.checked = game.question_marks !== false;
+  f.debug.checked = Boolean(game.debug);
+  limitMines();
 }
 
 function undoAllowed(game) {
@@ -142,7 +188,7 @@ function showBanner(game) {
   let html;
   if (game.status === "won") {
     const secs = (game.elapsed_ms / 1000).toFixed(1);
-    html = `<strong>You won!</strong> ${secs} s, ${game.moves} moves`;
+    html = `<strong>${isPlayer(game) ? "You won!" : "The player won."}</strong> ${secs} s, ${game.moves} moves`;
     if (game.forced_guesses) html += `, ${game.forced_guesses} forced guess${game.forced_guesses > 1 ? "es" : ""}`;
     html += game.assisted ? ". Assisted, so not counted in statistics." : ".";
     const best = store.bestOf(game);
@@ -152,11 +198,15 @@ function showBanner(game) {
   } else {
     const loss = game.loss ?? { x: "?", y: "?", reason: "" };
     const explain = REASONS[loss.reason] ?? (({ x, y }) => `Boom at (${x}, ${y}).`);
-    html = `<strong>You lost.</strong> ${escapeHtml(explain(loss))}`;
+    html = `<strong>${isPlayer(game) ? "You lost." : "The player lost."}</strong> ${escapeHtml(explain(loss))}`;
     if (loss.safe_cell) {
       const { x, y } = loss.safe_cell;
       const link = `<button type="button" class="link proof-link" data-x="${x}" data-y="${y}" title="Show this cell on the board">(${x}, ${y})</button>`;
-      html += ` <span class="proof-text">${link} was provably safe</span>: it is marked ✓ on the board.`;
+      const proof = lossProofOf(game);
+      html += ` <span class="proof-text">${link} was provably safe</span>`;
+      html += proof
+        ? `: <span class="proof-why">${escapeHtml(proof.text)}</span>. It is marked ✓ on the board, and the numbers that prove it are outlined.`
+        : ": it is marked ✓ on the board.";
     }
     if (undoAllowed(game)) html += " Undo takes the move back.";
     banner.className = "banner lost";
@@ -164,6 +214,202 @@ function showBanner(game) {
   }
   if (banner.innerHTML !== html) banner.innerHTML = html;
   banner.hidden = false;
+}
+
+// ---------------------------------------------------------------- proofs and hints
+
+/** The proof of the loss's safe cell, when it has been fetched for this game. */
+function lossProofOf(game) {
+  const p = state.lossProof;
+  const sc = game.loss?.safe_cell;
+  return p && sc && p.id === game.id && p.x === sc.x && p.y === sc.y ? p : null;
+}
+
+/** Fetches the proof of the cell a punished guess ignored (free after the game) and shows it. */
+async function showLossProof(game) {
+  const proof = lossProofOf(game);
+  if (proof) {
+    markCells("loss", { numbers: proof.numbers });
+    return;
+  }
+  const { x, y } = game.loss.safe_cell;
+  const token = ++state.reasonToken;
+  try {
+    const answer = await api.proof(game.id, x, y);
+    if (token !== state.reasonToken || state.game?.id !== game.id) return;
+    state.lossProof = { id: game.id, x, y, text: answer.text, numbers: answer.numbers };
+    showBanner(state.game);
+    const r = state.replay;
+    if (r && r.id === game.id) showReplayAt(r.at);
+    else markCells("loss", { numbers: answer.numbers });
+  } catch (error) {
+    if (token === state.reasonToken) showReason(`The proof could not be fetched: ${api.errorText(error)}`);
+  }
+}
+
+function markCells(owner, marks) {
+  state.marks = owner;
+  board.mark(marks);
+}
+
+function showReason(text) {
+  ui.reason.textContent = text;
+}
+
+/** Forgets the outlines and words of the last proof or hint (the board moved on). */
+function clearReason() {
+  state.reasonToken++;
+  if (state.marks) board.mark();
+  state.marks = null;
+  showReason("");
+}
+
+/** Shows one proven safe cell and its proof, or the best odds when none exists. */
+async function showHint() {
+  if (!playing()) return;
+  await state.queue; // after the moves already sent
+  const game = state.game;
+  if (!game || game.status !== "playing") return;
+  const token = ++state.reasonToken;
+  let hint;
+  try {
+    hint = await api.hint(game.id);
+  } catch (error) {
+    if (token === state.reasonToken) say(`No hint: ${api.errorText(error)}`, { error: true });
+    return;
+  }
+  if (token !== state.reasonToken || state.game?.id !== game.id || state.game.moves !== game.moves) return;
+  state.game = { ...state.game, assisted: true };
+  showBadges(state.game);
+  const names = hint.cells.map(({ x, y }) => `(${x}, ${y})`);
+  if (hint.kind === "safe") {
+    const { x, y } = hint.cells[0];
+    markCells("hint", { numbers: hint.proof.numbers, cells: hint.cells, kind: "hint" });
+    showReason(`Hint: (${x}, ${y}) is safe: ${hint.proof.text}.`);
+    board.setCursor(x, y);
+  } else if (hint.kind === "first_click") {
+    markCells("hint", { cells: hint.cells, kind: "hint" });
+    showReason(`Hint: the first click is always safe; ${names[0]} is a good start.`);
+    board.setCursor(hint.cells[0].x, hint.cells[0].y);
+  } else {
+    markCells("hint", { cells: hint.cells, kind: "guess" });
+    let text = "Hint: no cell is provably safe, so the next click is a forced guess.";
+    if (hint.probability !== null && names.length) {
+      const shown = names.length > 6 ? `${names.slice(0, 6).join(", ")} and ${names.length - 6} more` : names.join(", ");
+      text += ` The best odds: ${percent(hint.probability)} mine, at ${shown}.`;
+    }
+    showReason(text);
+    if (hint.cells.length) board.cell(hint.cells[0].x, hint.cells[0].y)?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+}
+
+/** In a debug game, the proof of a safe or mine cell under the pointer or the cursor. */
+async function explainCell(x, y) {
+  const game = state.game;
+  const cell = board.cell(x, y);
+  const k = cell?.dataset.knowledge;
+  if (!game?.debug || game.status !== "playing" || (k !== "s" && k !== "m")) {
+    if (state.marks === "hover") clearReason();
+    return;
+  }
+  const key = `${game.moves}:${x},${y}`;
+  const token = ++state.reasonToken;
+  let proof = state.proofs.get(key);
+  if (!proof) {
+    try {
+      proof = await api.proof(game.id, x, y);
+    } catch (error) {
+      if (token === state.reasonToken) showReason(`(${x}, ${y}): no proof (${api.errorText(error)})`);
+      return;
+    }
+    state.proofs.set(key, proof);
+  }
+  if (token !== state.reasonToken || state.game !== game) return;
+  markCells("hover", { numbers: proof.numbers });
+  showReason(`(${x}, ${y}) is ${proof.mine ? "a mine" : "safe"}: ${proof.text}.`);
+}
+
+// ---------------------------------------------------------------- replay
+
+async function loadReplay(game) {
+  hideReplay();
+  let answer;
+  try {
+    answer = await api.replay(game.id);
+  } catch (error) {
+    if (state.game === game) say(`No replay: ${api.errorText(error)}`, { error: true });
+    return;
+  }
+  if (state.game?.id !== game.id || state.game.moves !== game.moves) return;
+  const n = answer.moves.length;
+  state.replay = { id: game.id, moves: game.moves, list: answer.moves, at: n, rows: game.board.map((r) => [...r]) };
+  ui.replaySlider.max = String(n);
+  ui.replaySlider.value = String(n);
+  ui.replay.hidden = false;
+  board.el.dataset.replayMove = n;
+  showReplayAt(n);
+}
+
+function hideReplay() {
+  if (!state.replay && ui.replay.hidden) return;
+  state.replay = null;
+  ui.replay.hidden = true;
+  delete board.el.dataset.replayMove;
+}
+
+/** Steps the board to the position after move `k` (0: the first board). */
+function replayTo(k) {
+  const r = state.replay;
+  if (!r) return;
+  k = Math.max(0, Math.min(r.list.length, k));
+  while (r.at < k) {
+    for (const [x, y, , after] of r.list[r.at].cells) r.rows[y][x] = after;
+    r.at++;
+  }
+  while (r.at > k) {
+    r.at--;
+    for (const [x, y, before] of r.list[r.at].cells) r.rows[y][x] = before;
+  }
+  board.update(r.rows.map((row) => row.join("")));
+  ui.replaySlider.value = String(k);
+  board.el.dataset.replayMove = k;
+  showReplayAt(k);
+}
+
+/** The words and marks of replay step `k`; the loss's proof shows at the losing move. */
+function showReplayAt(k) {
+  const r = state.replay;
+  const game = state.game;
+  const n = r.list.length;
+  const end = k === n;
+  const named = (text) => text.replace(/^(\w+) (\d+) (\d+)$/, "$1 ($2, $3)");
+  let text = k === 0 ? `The first board (move 0 of ${n}).` : `Move ${k} of ${n}: ${named(r.list[k - 1].move)}.`;
+  ui.banner.hidden = !end;
+  const loss = game.status === "lost" ? game.loss : null;
+  const proof = lossProofOf(game);
+  board.setProof(loss?.safe_cell && k >= n - 1 ? loss.safe_cell : null);
+  if (loss?.safe_cell && proof && k === n - 1) {
+    // The board the losing click was made on: the safe cell, its proof, and the click.
+    markCells("loss", { numbers: proof.numbers, cells: [{ x: loss.x, y: loss.y }], kind: "guess" });
+    text += ` Next, the losing click at (${loss.x}, ${loss.y}), while (${loss.safe_cell.x}, ${loss.safe_cell.y}) was provably safe: ${proof.text}.`;
+  } else if (loss?.safe_cell && proof && end) {
+    markCells("loss", { numbers: proof.numbers });
+  } else if (state.marks) {
+    board.mark();
+    state.marks = null;
+  }
+  ui.replayAt.textContent = text;
+}
+
+function onReplayKey(event) {
+  if (!state.replay || event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+  if (event.target instanceof Element && event.target.closest("input, select, textarea, #board")) return;
+  const steps = { ArrowLeft: -1, ArrowRight: 1 };
+  if (event.key in steps) replayTo(state.replay.at + steps[event.key]);
+  else if (event.key === "Home") replayTo(0);
+  else if (event.key === "End") replayTo(state.replay.list.length);
+  else return;
+  event.preventDefault();
 }
 
 function sameBoardValues(game) {
@@ -283,6 +529,9 @@ const actions = {
   newGame() {
     ui.form.requestSubmit();
   },
+  hint() {
+    showHint();
+  },
   pressing(on) {
     if (playing()) ui.face.dataset.face = on ? "pressing" : "playing";
   },
@@ -314,6 +563,11 @@ function showHover(event) {
     if (cell.dataset.p !== undefined) text += `: ${percent(Number(cell.dataset.p))} mine`;
   }
   ui.hover.textContent = text;
+  if (state.game?.debug && (xy.x !== showHover.x || xy.y !== showHover.y)) {
+    showHover.x = xy.x;
+    showHover.y = xy.y;
+    explainCell(xy.x, xy.y);
+  }
 }
 
 // ---------------------------------------------------------------- spectating
@@ -336,6 +590,8 @@ async function pollLoop(id, signal) {
       failures = 0;
       if (signal.aborted || state.seq !== sentAt || state.inflight) continue; // raced a local move
       if (fresh.moves !== state.game.moves || fresh.status !== state.game.status) applyGame(fresh);
+      // The server answers a finished game at once (only an undo changes it): poll slowly.
+      else if (fresh.status !== "playing") await new Promise((resolve) => setTimeout(resolve, 5000));
     } catch (error) {
       if (signal.aborted) return;
       failures++;
@@ -426,6 +682,7 @@ function showNotice(text, retry, { offerNew = true } = {}) {
   ui.status.textContent = "No game";
   ui.status.dataset.status = "none";
   ui.undo.disabled = true;
+  ui.hint.disabled = true;
   ui.share.disabled = true;
   ui.sameBoard.disabled = true;
   ui.noticeText.textContent = text;
@@ -585,7 +842,21 @@ function start() {
     showStats();
   });
   board.el.addEventListener("mouseover", showHover);
-  board.el.addEventListener("mouseleave", () => (ui.hover.textContent = ""));
+  board.el.addEventListener("mouseleave", () => {
+    ui.hover.textContent = "";
+    showHover.x = showHover.y = undefined;
+    if (state.marks === "hover") clearReason();
+  });
+  board.el.addEventListener("cursor", (event) => {
+    if (state.game?.debug && state.marks !== "hint") explainCell(event.detail.x, event.detail.y);
+  });
+  ui.hint.addEventListener("click", () => actions.hint());
+  ui.replaySlider.addEventListener("input", () => replayTo(Number(ui.replaySlider.value)));
+  $("#replay-first").addEventListener("click", () => replayTo(0));
+  $("#replay-back").addEventListener("click", () => replayTo((state.replay?.at ?? 0) - 1));
+  $("#replay-next").addEventListener("click", () => replayTo((state.replay?.at ?? 0) + 1));
+  $("#replay-last").addEventListener("click", () => replayTo(state.replay?.list.length ?? 0));
+  document.addEventListener("keydown", onReplayKey);
   attachInput(board, actions);
   setInterval(tick, 250);
   window.addEventListener("popstate", openFromLocation);

@@ -18,7 +18,18 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from server.deps import GameId, PlayerToken, ServiceDep
-from server.schemas import AnalysisOut, CellIn, CreatedGameOut, GameOut, MovesOut, NewGame
+from server.schemas import (
+    MAX_SIDE,
+    AnalysisOut,
+    CellIn,
+    CreatedGameOut,
+    GameOut,
+    HintOut,
+    MovesOut,
+    NewGame,
+    ProofOut,
+    ReplayOut,
+)
 from solver.budget import Budget
 from solver.position import Move, MoveKind
 
@@ -122,6 +133,40 @@ async def analysis(game_id: GameId, service: ServiceDep, token: PlayerToken) -> 
         return _json(AnalysisOut.of(service.analyse(game_id, token, budget)[1]))
 
     return await service.gate.run(game_id, service.settings.analysis_budget_s, run)
+
+
+@router.get("/games/{game_id}/proof", responses=_ERRORS)
+def proof(
+    game_id: GameId,
+    service: ServiceDep,
+    token: PlayerToken,
+    x: Annotated[int, Query(ge=0, le=MAX_SIDE - 1, description="column, 0-based")],
+    y: Annotated[int, Query(ge=0, le=MAX_SIDE - 1, description="row, 0-based")],
+) -> ProofOut:
+    """Why a covered cell is safe or a mine; 409 when it is open or undecided.  During a
+    game only the player may ask, and it marks the game assisted; after the game it is
+    free and proves the cell in the position before the last move (where a loss was
+    decided)."""
+    return ProofOut.of(service.proof(game_id, (x, y), token)[1])
+
+
+@router.get("/games/{game_id}/hint", responses=_ERRORS, response_model=HintOut)
+async def hint(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
+    """A proven safe cell with its proof, or the best odds when the next click is a
+    forced guess; only the player may ask, and it marks the game assisted."""
+    await run_in_threadpool(service.authorize, game_id, token)
+    return await service.gate.run(
+        game_id,
+        service.settings.analysis_budget_s,
+        lambda _: _json(HintOut.of(service.hint(game_id, token)[1])),
+    )
+
+
+@router.get("/games/{game_id}/replay", responses=_READ)
+def replay(game_id: GameId, service: ServiceDep) -> ReplayOut:
+    """A finished game's moves from its first board, each with the cells it changed;
+    409 while it is being played."""
+    return ReplayOut.of(service.replay(game_id)[1])
 
 
 def _json(model: BaseModel) -> Response:

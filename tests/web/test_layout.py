@@ -145,9 +145,9 @@ def test_a_note_never_moves_the_board(browser: Browser, server: Server) -> None:
             game = server.game(gid)
             x, y = next((x, y) for y, row in enumerate(game["board"])
                         for x, ch in enumerate(row) if ch in "12345678")
-            if viewport["width"] == 360:  # the three buttons share one line
+            if viewport["width"] == 360:  # the four buttons share one line
                 tops = [page.locator(b).bounding_box()["y"]
-                        for b in ("#undo", "#same-board", "#share")]
+                        for b in ("#undo", "#hint", "#same-board", "#share")]
                 assert len(set(tops)) == 1, tops
             top = page.eval_on_selector("#board", "b => b.getBoundingClientRect().top")
             cell(page, x, y).click(button="middle")  # a chord without its flags: a hint

@@ -269,14 +269,14 @@ def test_focus_is_visible_on_controls(page: Page) -> None:
     walk = []
     # Undo is disabled, and so is "Same board again" while a drawn seed is secret: the
     # focus skips both.
-    for _ in range(2):
+    for _ in range(3):
         page.keyboard.press("Tab")
         walk.append(focused())
-    assert walk == [("share", "solid"), ("board", "solid")]
-    for _ in range(2):
+    assert walk == [("hint", "solid"), ("share", "solid"), ("board", "solid")]
+    for _ in range(3):
         page.keyboard.press("Shift+Tab")
     assert focused() == ("face", "solid")
-    for _ in range(2):
+    for _ in range(3):
         page.keyboard.press("Tab")
     cursor = page.locator("#board .cursor")
     assert cursor.evaluate("c => getComputedStyle(c).outlineStyle") == "solid"
@@ -313,11 +313,13 @@ def test_cells_have_accessible_labels(page: Page) -> None:
     page.goto("/")
     page.wait_for_selector("#board[data-game-id]")
     expect(page.locator("#board")).to_have_attribute("role", "grid")
-    expect(cell(page, 2, 3)).to_have_attribute("aria-label", "(2, 3) covered")
+    expect(cell(page, 2, 3)).to_have_attribute("aria-label", "row 3, column 2: covered")
     expect(page.locator("#face")).to_have_attribute("aria-label", "New game (N)")
     click_cell(page, 2, 3)
     label = cell(page, 2, 3).get_attribute("aria-label")
-    assert label is not None and label.startswith("(2, 3) open")
+    number = page.eval_on_selector(
+        '#board [data-x="2"][data-y="3"]', "c => c.dataset.state")
+    assert label == f"row 3, column 2: {number if number != '0' else 'no mines around'}"
 
 
 def test_local_solver_helper_agrees_with_analysis(page: Page, server: Server) -> None:
@@ -368,7 +370,10 @@ def test_the_proof_link_shows_a_safe_cell_scrolled_out_of_view(browser: Browser,
         page.goto(f"/games/{gid}")
         page.wait_for_selector('#status[data-status="lost"]')
         px, py = proof["x"], proof["y"]
-
+        # The page brings it into view when the loss shows; scrolled away, the button
+        # brings it back.
+        page.wait_for_function(IN_VIEW, arg=[px, py])
+        page.eval_on_selector("#board-wrap", "w => { w.scrollLeft = 0; }")
         assert not page.evaluate(IN_VIEW, [px, py])
         link = page.locator("#banner .proof-link")
         expect(link).to_have_text(f"({px}, {py})")
