@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from solver.advisor import decide
 from solver.errors import KaboomError
 from solver.position import Cell, Move, MoveKind, Position
+from solver.session import Solver
 
 __all__ = [
     "Choice",
@@ -28,6 +28,7 @@ __all__ = [
     "GameView",
     "Loss",
     "choose",
+    "choose_with",
     "play_game",
     "think_in_thread",
 ]
@@ -160,10 +161,16 @@ def choose(position: Position, *, outside_guess: bool = False, first_click: str 
     board without them; a chosen cell under a flag is unflagged first (the bot never
     flags, but a position may carry marks).
     """
+    return choose_with(Solver(outside_guess=outside_guess, first_click=first_click), position)
+
+
+def choose_with(solver: Solver, position: Position) -> Choice:
+    """:func:`choose` with a game's own :class:`~solver.session.Solver`, which keeps what
+    it learnt from the game's earlier positions (the same choice, found faster)."""
     plain = position
     if position.flags():
         plain = position.with_cells(dict.fromkeys(position.flags(), "#"))
-    decision = decide(plain, outside_guess=outside_guess, first_click=first_click)
+    decision = solver.decide(plain)
     moves = tuple(
         Move.flag(m.x, m.y) if m.kind is MoveKind.REVEAL and position.char(m.x, m.y) == "F" else m
         for m in decision.moves
@@ -202,18 +209,17 @@ class GameResult:
                 "seconds": round(self.seconds, 4), "loss": loss, "error": self.error}
 
 
-Think = Callable[[Position, bool, str], Awaitable[Choice]]
+Think = Callable[[Solver, Position], Awaitable[Choice]]
 
 
-async def _think_inline(position: Position, outside_guess: bool, first_click: str) -> Choice:
-    return choose(position, outside_guess=outside_guess, first_click=first_click)
+async def _think_inline(solver: Solver, position: Position) -> Choice:
+    return choose_with(solver, position)
 
 
-async def think_in_thread(position: Position, outside_guess: bool, first_click: str) -> Choice:
-    """Runs :func:`choose` off the event loop, so other games' requests keep flowing."""
-    return await asyncio.to_thread(
-        choose, position, outside_guess=outside_guess, first_click=first_click
-    )
+async def think_in_thread(solver: Solver, position: Position) -> Choice:
+    """Runs :func:`choose_with` off the event loop, so other games' requests keep flowing
+    (each game has its own solver, and one game thinks one move at a time)."""
+    return await asyncio.to_thread(choose_with, solver, position)
 
 
 def _stale(position: Position, move: Move) -> bool:
@@ -243,8 +249,9 @@ async def play_game(
         result.game_id = view.id
         if on_start is not None:
             on_start(view)
+        solver = Solver(first_click=view.first_click, outside_guess=view.outside_guess)
         while view.playing:
-            choice = await think(view.position, view.outside_guess, view.first_click)
+            choice = await think(solver, view.position)
             if not choice.moves:
                 raise ClientError(f"the solver found no move in a playing game:\n{view.position}")
             for move in choice.moves:

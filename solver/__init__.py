@@ -5,6 +5,8 @@ The public API in one place::
     from solver import Position, decide
     d = decide(Position.from_rows(["01##", "12##", "####"], mines=3))
     d.moves, d.certain, d.reason
+    solver = Solver("strong")          # one game's positions, one after the other:
+    solver.decide(position)            # the same moves, without re-reading the board
 
 It never imports a web, HTTP or screen library; the server and the bots build on it.
 """
@@ -21,6 +23,7 @@ from solver.knowledge import CountEncoding, Knowledge, KnowledgeEngine, Status, 
 from solver.position import Cell, CellState, Move, MoveKind, Position
 from solver.probability import Probabilities, probabilities, sample_layout
 from solver.proof import Proof, prove
+from solver.session import Solver
 from solver.simulator import PRESETS, SimulatedGame
 
 __all__ = [
@@ -42,6 +45,7 @@ __all__ = [
     "Probabilities",
     "Proof",
     "SimulatedGame",
+    "Solver",
     "Status",
     "classify",
     "decide",

@@ -21,7 +21,7 @@ from math import comb
 
 from solver.frontier import Constraint
 
-__all__ = ["Count", "Table", "TooBig", "count", "count_component"]
+__all__ = ["Count", "Table", "TooBig", "combine", "count", "tabulate"]
 
 Key = tuple[tuple[tuple[tuple[int, int], ...], int], ...]
 
@@ -33,11 +33,13 @@ class TooBig(Exception):
 @dataclass(frozen=True, slots=True)
 class Table:
     """Solutions of one component: ``totals[k]`` solutions with ``k`` mines, and
-    ``cell_counts[k][i]`` of them mine ``cells[i]``."""
+    ``cell_counts[k][i]`` of them mine ``cells[i]``; ``constraints`` are the
+    component's."""
 
     cells: tuple[tuple[int, int], ...]
     totals: dict[int, int]
     cell_counts: dict[int, list[int]]
+    constraints: tuple[Constraint, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,8 @@ class Count:
     mine_weight: dict[tuple[int, int], int]
     outside: int
     outside_mine_weight: int
+    tables: tuple[Table, ...] = ()
+    """The component tables it combines."""
 
     def probability(self, cell: tuple[int, int]) -> float:
         w = self.mine_weight.get(cell)
@@ -74,7 +78,7 @@ _CACHE: OrderedDict[Key, Table] = OrderedDict()
 _CACHE_SIZE = 4096
 
 
-def count_component(constraints: Sequence[Constraint], node_limit: int = 200_000) -> Table:
+def tabulate(constraints: Sequence[Constraint], node_limit: int = 200_000) -> Table:
     """Enumerates one connected component; raises :class:`TooBig` past ``node_limit``."""
     key: Key = tuple(sorted((con.cells, con.mines) for con in constraints))
     table = _CACHE.get(key)
@@ -175,7 +179,7 @@ def _enumerate(key: Key, node_limit: int) -> Table:
     cell_counts = {
         k: [row[idx] // size for idx, size in members] for k, row in class_counts.items()
     }
-    return Table(tuple(cells), totals, cell_counts)
+    return Table(tuple(cells), totals, cell_counts, tuple(Constraint(c, m) for c, m in key))
 
 
 def count(
@@ -184,12 +188,17 @@ def count(
     mines_left: int,
     node_limit: int = 200_000,
 ) -> Count:
-    """Combines component tables with the outside cells into exact layout weights.
+    """Counts each component and combines them with the outside cells (:func:`combine`).
 
     Raises :class:`TooBig` when a component is too large, ``ValueError`` when no layout
     fits (callers turn it into ``InvalidPositionError``).
     """
-    tables = [count_component(cs, node_limit) for cs in components]
+    return combine([tabulate(cs, node_limit) for cs in components], outside, mines_left)
+
+
+def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
+    """Exact layout weights of the components ``tables`` with ``outside`` unconstrained
+    cells and ``mines_left`` mines among them all; ``ValueError`` when no layout fits."""
     # prefix[i] / suffix[i]: mine-count distribution of components before / after i.
     dists = [t.totals for t in tables]
     prefix = [{0: 1}]
@@ -230,7 +239,7 @@ def count(
                     acc[idx] += v * f
         for c, v in zip(table.cells, acc, strict=True):
             mine_weight[c] = v
-    return Count(weight, mine_weight, outside, outside_mine)
+    return Count(weight, mine_weight, outside, outside_mine, tuple(tables))
 
 
 def _convolve(a: dict[int, int], b: dict[int, int], cap: int) -> dict[int, int]:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from solver.frontier import Constraint
-from solver.position import Cell, Position
+from solver.position import COVERED_CHARS, Cell, Position
 
 __all__ = ["Count", "Pocket", "forced_pair", "influence", "pockets"]
 
@@ -84,15 +84,20 @@ def pockets(
     w, h = position.width, position.height
     undecided = {c for c in position.covered() if c not in known}
 
+    rows = position.rows
+
     def flank(cells: list[Cell], room: int) -> list[Cell] | None:
         out = []
         for c in cells:
-            if not (0 <= c[0] < w and 0 <= c[1] < h) or known.get(c):
+            x, y = c
+            if not (0 <= x < w and 0 <= y < h) or known.get(c):
                 continue
-            if not position.is_covered(*c):
+            if rows[y][x] not in COVERED_CHARS:
                 return None  # an open number already tells them apart
+            if len(out) == room:
+                return None  # more cells could tell them apart than mines may block
             out.append(c)
-        return out if len(out) <= room else None
+        return out
 
     found: list[Pocket] = []
     for x, y in sorted(undecided, key=lambda c: (c[1], c[0])):

@@ -107,30 +107,44 @@ def outlook(
     cell: Cell,
     free: Sequence[Cell],
     node_limit: int = 20_000,
+    base: counting.Count | None = None,
 ) -> Outlook:
     """The outlook of revealing ``cell`` in the position given by ``constraints`` over the
     undecided cells, the undecided ``outside`` cells and ``mines_left``.
 
     ``free`` lists the cell's undecided covered neighbours and ``total`` the position's
-    layout count.  A number whose count exceeds ``node_limit`` is left out (its branch
-    is missing, which only lowers the scores).
+    layout count.  ``base`` may pass the position's count: the components the click
+    does not touch keep their tables, only the others are counted again.  A number
+    whose count exceeds ``node_limit`` is left out (its branch is missing, which only
+    lowers the scores).
     """
-    base = []
+    kept: list[counting.Table] = []
+    if base is not None:
+        touched = {cell, *free}
+        kept = [t for t in base.tables if touched.isdisjoint(t.cells)]
+        if len(kept) < len(base.tables):
+            constraints = [
+                con for t in base.tables if not touched.isdisjoint(t.cells)
+                for con in t.constraints
+            ]
+        else:
+            constraints = []
+    rest = []
     for con in constraints:
         if cell in con.cells:
             cells = tuple(c for c in con.cells if c != cell)
             if cells:
-                base.append(Constraint(cells, con.mines))
+                rest.append(Constraint(cells, con.mines))
         else:
-            base.append(con)
+            rest.append(con)
     n_out = len(outside) - (cell in outside) - sum(1 for c in free if c in outside)
     key = tuple(sorted(free))
     branches = []
     for v in range(len(free) + 1):
-        cons = [*base, Constraint(key, v)] if free else base
+        cons = [*rest, Constraint(key, v)] if free else rest
         try:
-            cnt = counting.count([cs for _, cs in components(cons)], n_out, mines_left,
-                                 node_limit)
+            tables = kept + [counting.tabulate(cs, node_limit) for _, cs in components(cons)]
+            cnt = counting.combine(tables, n_out, mines_left)
         except (ValueError, counting.TooBig):
             continue
         branches.append(_branch(v, cnt, n_out))

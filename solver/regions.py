@@ -56,7 +56,7 @@ def closed_regions(
         ):
             continue
         try:
-            table = counting.count_component(cons, node_limit)
+            table = counting.tabulate(cons, node_limit)
         except counting.TooBig:
             continue
         if len(table.totals) != 1:

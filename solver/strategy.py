@@ -14,29 +14,24 @@ safe, a likely 50/50 making a cell cheaper than it looks.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-
-import numpy as np
+from dataclasses import dataclass, field
 
 from solver import counting, endgame, fifty, lookahead, regions
 from solver.approx import approximate
 from solver.budget import Budget
 from solver.errors import InvalidPositionError
-from solver.frontier import Constraint, components, fold_constraints
-from solver.groups import reduce_groups
+from solver.frontier import Component, Constraint, Frontier, FrontierTracker, components
+from solver.groups import GroupResult, reduce_groups
 from solver.knowledge import classify
-from solver.position import Cell, Move, Position
+from solver.position import COVERED_CHARS, Cell, Move, Position
 
 __all__ = [
     "PROFILES",
     "Decision",
     "Profile",
-    "Reduced",
     "choose",
     "find_profile",
     "first_cell",
-    "fold",
-    "frontier_fast",
 ]
 
 
@@ -123,131 +118,16 @@ def first_cell(position: Position, rule: str = "safe", profile: Profile | None =
     return min(x, position.width - 1), min(y, position.height - 1)
 
 
-# ---------------------------------------------------------------------- constraints
-@dataclass(frozen=True, slots=True)
-class Reduced:
-    """A position as constraints over its undecided cells (the strategy's own, cheap
-    counterpart of :class:`solver.frontier.Frontier`, with the outside cells listed)."""
-
-    constraints: tuple[Constraint, ...]
-    cells: tuple[Cell, ...]
-    outside: tuple[Cell, ...]
-    mines_left: int
-    known: Mapping[Cell, bool]
-
-
-_NEIGHBOURS: dict[tuple[int, int], list[list[int]]] = {}
-_CELLS: dict[tuple[int, int], list[Cell]] = {}
-_COVERED = frozenset("#F?")
-_HASH, _FLAG, _QUESTION, _ZERO, _EIGHT = (ord(ch) for ch in "#F?08")
-
-
-def _cell_table(width: int, height: int) -> list[Cell]:
-    table = _CELLS.get((width, height))
-    if table is None:
-        table = _CELLS[(width, height)] = [(i % width, i // width) for i in range(width * height)]
-    return table
-
-
-def _neighbour_table(width: int, height: int) -> list[list[int]]:
-    table = _NEIGHBOURS.get((width, height))
-    if table is None:
-        table = [
-            [ny * width + nx for nx, ny in _around(i % width, i // width, width, height)]
-            for i in range(width * height)
-        ]
-        _NEIGHBOURS[(width, height)] = table
-    return table
-
-
-def _around(x: int, y: int, width: int, height: int) -> list[Cell]:
-    return [
-        (nx, ny)
-        for ny in range(max(0, y - 1), min(height, y + 2))
-        for nx in range(max(0, x - 1), min(width, x + 2))
-        if (nx, ny) != (x, y)
-    ]
-
-
-def frontier_fast(position: Position) -> Reduced:
-    """Same result as :func:`solver.frontier.frontier_of` without ``known``.
-
-    This runs once per move in the simulator, so numpy finds the numbers that touch a
-    covered cell (late in a game most do not) and the covered cells that touch a number;
-    only those are walked in Python, over cached neighbour and cell tables.
-    """
-    width, height = position.width, position.height
-    flat = "".join(position.rows)
-    table = _neighbour_table(width, height)
-    cell_of = _cell_table(width, height)
-    board = np.frombuffer(flat.encode("ascii"), dtype=np.uint8).reshape(height, width)
-    covered_mask = (board == _HASH) | (board == _FLAG) | (board == _QUESTION)
-    number_mask = (board >= _ZERO) & (board <= _EIGHT)
-    near_covered = _any_neighbour(covered_mask)
-    near_number = _any_neighbour(number_mask)
-    covered = _COVERED
-    constraints: dict[tuple[Cell, ...], int] = {}
-    for i in np.flatnonzero(number_mask & near_covered).tolist():
-        cells = [j for j in table[i] if flat[j] in covered]
-        n = ord(flat[i]) - _ZERO
-        if n > len(cells):
-            raise InvalidPositionError(f"the number at ({i % width}, {i // width}) "
-                                       "cannot be satisfied")
-        key = tuple([cell_of[j] for j in cells])  # row-major: the table is ordered
-        prev = constraints.get(key)
-        if prev is not None and prev != n:
-            raise InvalidPositionError("the numbers contradict each other")
-        constraints[key] = n
-    cells = tuple([cell_of[j] for j in np.flatnonzero(covered_mask & near_number).tolist()])
-    outside = tuple([cell_of[j] for j in np.flatnonzero(covered_mask & ~near_number).tolist()])
-    if position.mines > len(cells) + len(outside):
-        raise InvalidPositionError("the mine count does not fit the covered cells")
-    return Reduced(
-        constraints=tuple([Constraint(k, v) for k, v in constraints.items()]),
-        cells=cells,
-        outside=outside,
-        mines_left=position.mines,
-        known={},
-    )
-
-
-def _any_neighbour(mask: np.ndarray) -> np.ndarray:
-    """True where at least one of the eight neighbours is True."""
-    h, w = mask.shape
-    pad = np.zeros((h + 2, w + 2), dtype=bool)
-    pad[1:-1, 1:-1] = mask
-    out = np.zeros((h, w), dtype=bool)
-    for dy in (0, 1, 2):
-        for dx in (0, 1, 2):
-            if dy != 1 or dx != 1:
-                out |= pad[dy : dy + h, dx : dx + w]
-    return out
-
-
-def fold(fr: Reduced, known: Mapping[Cell, bool]) -> Reduced:
-    """``fr`` with the ``known`` cells taken out of its constraints and counts."""
-    if not known:
-        return fr
-    constraints = fold_constraints(fr.constraints, known)
-    merged = {**fr.known, **known}
-    mines_left = fr.mines_left - sum(1 for c, m in known.items() if m and c not in fr.known)
-    return Reduced(
-        constraints=constraints,
-        cells=tuple(c for c in fr.cells if c not in known),
-        outside=tuple(c for c in fr.outside if c not in known),
-        mines_left=mines_left,
-        known=merged,
-    )
-
-
 # ---------------------------------------------------------------------- analysis
 @dataclass(slots=True)
 class _Analysis:
     position: Position
-    frontier: Reduced
+    frontier: Frontier
     known: dict[Cell, bool]
     count: counting.Count | None
     probs: dict[Cell, float]
+    around: dict[Cell, int] = field(default_factory=dict)
+    """Undecided covered neighbours per cell, as they are asked for."""
 
 
 def choose(
@@ -259,19 +139,30 @@ def choose(
     flag_mines: bool = False,
     budget: Budget | None = None,
     first_click: str = "safe",
+    tracker: FrontierTracker | None = None,
 ) -> Decision:
-    """Picks the moves to play; see :func:`solver.advisor.decide`."""
+    """Picks the moves to play; see :func:`solver.advisor.decide`.
+
+    ``tracker`` may carry the frontier of the game's earlier positions, with what was
+    computed on its components (:class:`solver.session.Solver` keeps one); the
+    decision is the same with or without it.
+    """
     budget = budget or Budget(None)
     if position.is_start:
         cell = first_cell(position, first_click, profile)
         return Decision((Move.reveal(*cell),), f"first click ({first_click})", "first", True)
-    fr = frontier_fast(position)
-    known: dict[Cell, bool] = {}
-    certain, algorithm = _cheap(fr, known)
-    certain = {c for c in certain if position.char(*c) != "F"}  # flags block reveals
+    tracker = tracker or FrontierTracker()
+    tracker.update(position)
+    known = dict(tracker.decided)
+    certain = {c for c, m in known.items() if not m and position.char(*c) != "F"}
+    algorithm = "trivial"
+    if not certain:
+        certain = _groups(tracker.components(), known)
+        certain = {c for c in certain if position.char(*c) != "F"}  # flags block reveals
+        algorithm = "groups"
     analysis: _Analysis | None = None
     if not certain or want_probabilities:
-        analysis = _analyse(position, fr, known, profile, budget)
+        analysis = _analyse(position, tracker.frontier(), known, profile, budget)
         if not certain:
             certain = {
                 c for c, m in analysis.known.items() if not m and position.char(*c) != "F"
@@ -285,34 +176,44 @@ def choose(
             if known.get(c) and position.char(*c) != "F"
         ]
     probs = analysis.probs if analysis is not None and want_probabilities else None
-    reveal = [c for c in position.covered() if c in certain and position.char(*c) != "F"]
-    if reveal:
-        moves += [Move.reveal(*c) for c in reveal]
+    if certain:
+        moves += [Move.reveal(*c) for c in sorted(certain, key=_row_major)]
         return Decision(tuple(moves), f"certain: {algorithm}", algorithm, True, probs)
     assert analysis is not None
     return _guess(analysis, profile, outside_guess, tuple(moves), probs)
 
 
-def _cheap(fr: Reduced, known: dict[Cell, bool]) -> tuple[set[Cell], str]:
-    """Trivial rules, then the group method; fills ``known`` with what they prove."""
-    result = reduce_groups(fr.constraints, stop_at_safe=True)
-    known.update(dict.fromkeys(result.safe, False))
-    known.update(dict.fromkeys(result.mines, True))
-    return set(result.safe), "trivial" if result.trivial else "groups"
+def _row_major(c: Cell) -> tuple[int, int]:
+    return c[1], c[0]
+
+
+def _groups(comps: list[Component], known: dict[Cell, bool]) -> set[Cell]:
+    """The group method, component by component (a component's result is kept with
+    it); fills ``known`` with what it proves and returns the safe cells."""
+    safe: set[Cell] = set()
+    for comp in comps:
+        result = comp.memo.get("groups")
+        if result is None:
+            result = comp.memo["groups"] = reduce_groups(comp.constraints, stop_at_safe=True)
+        assert isinstance(result, GroupResult)
+        known.update(dict.fromkeys(result.mines, True))
+        known.update(dict.fromkeys(result.safe, False))
+        safe |= result.safe
+    return safe
 
 
 def _analyse(
     position: Position,
-    fr: Reduced,
+    fr: Frontier,
     known: Mapping[Cell, bool],
     profile: Profile,
     budget: Budget,
 ) -> _Analysis:
     """Exact counting with a SAT + approximation fallback; proves every decidable cell."""
-    fr = fold(fr, known)
+    fr = fr.fold(known)
     decided = dict(known)
     try:
-        cnt = _count(fr.constraints, len(fr.outside), fr.mines_left, profile.node_limit)
+        cnt = _count(fr.constraints, fr.outside_count, fr.mines_left, profile.node_limit)
     except counting.TooBig:
         knowledge = classify(position, known=known, budget=budget)
         decided.update(knowledge.decided())
@@ -324,14 +225,15 @@ def _analyse(
             decided[c] = False
         elif w == cnt.weight:
             decided[c] = True
-    if fr.outside:
+    if fr.outside_count:
         p_out = cnt.outside_probability
-        for c in fr.outside:
+        outside = fr.outside
+        for c in outside:
             probs[c] = p_out
         if cnt.outside_mine_weight == 0:
-            decided.update(dict.fromkeys(fr.outside, False))
+            decided.update(dict.fromkeys(outside, False))
         elif cnt.outside_mine_weight == cnt.weight:
-            decided.update(dict.fromkeys(fr.outside, True))
+            decided.update(dict.fromkeys(outside, True))
     for c, m in decided.items():
         probs[c] = 1.0 if m else 0.0
     return _Analysis(position, fr, decided, cnt, probs)
@@ -380,7 +282,7 @@ def _guess(
             reason = f"endgame: win probability {win:.3f}"
             return Decision((*moves, Move.reveal(*cell)), reason, "endgame", False, probs)
     relief: dict[Cell, float] = {}
-    decided = fold(a.frontier, {c: m for c, m in a.known.items() if c not in a.frontier.known})
+    decided = a.frontier.fold(a.known)
     if profile.regions and a.count is not None:
         cands = set(candidates)
         for region in regions.closed_regions(position, decided.constraints, a.known,
@@ -466,13 +368,13 @@ def _mine_weight(a: _Analysis, cell: Cell) -> int:
     return a.count.outside_mine_weight if w is None else w
 
 
-def _pockets(a: _Analysis, decided: Reduced) -> list[fifty.Pocket]:
+def _pockets(a: _Analysis, decided: Frontier) -> list[fifty.Pocket]:
     """Places where a 50/50 may form, weighted by the layouts in which it does."""
 
     def count_with(forced: Mapping[Cell, bool]) -> int:
         try:
-            fr = fold(decided, forced)
-            return _count(fr.constraints, len(fr.outside), fr.mines_left, 20_000).weight
+            fr = decided.fold(forced)
+            return _count(fr.constraints, fr.outside_count, fr.mines_left, 20_000).weight
         except (InvalidPositionError, counting.TooBig):
             return 0
 
@@ -486,10 +388,14 @@ def _degree(position: Position, cell: Cell) -> int:
 
 def _covered_around(a: _Analysis, cell: Cell) -> int:
     """Undecided covered neighbours: the fewer, the likelier the cell opens an area."""
-    position, known = a.position, a.known
-    return sum(
-        1 for c in position.neighbours(*cell) if position.is_covered(*c) and c not in known
-    )
+    n = a.around.get(cell)
+    if n is None:
+        rows, known = a.position.rows, a.known
+        n = a.around[cell] = sum(
+            1 for x, y in a.position.neighbours(*cell)
+            if rows[y][x] in COVERED_CHARS and (x, y) not in known
+        )
+    return n
 
 
 def _shortlist(a: _Analysis, candidates: list[Cell], best_p: float, profile: Profile) -> list[Cell]:
@@ -513,7 +419,9 @@ def _outlook(a: _Analysis, cell: Cell, outside: frozenset[Cell]) -> lookahead.Ou
         c for c in position.neighbours(*cell) if position.is_covered(*c) and c not in known
     ]
     assert a.count is not None
-    return lookahead.outlook(fr.constraints, outside, fr.mines_left, a.count.weight, cell, free)
+    return lookahead.outlook(
+        fr.constraints, outside, fr.mines_left, a.count.weight, cell, free, base=a.count
+    )
 
 
 def _score(a: _Analysis, o: lookahead.Outlook, profile: Profile) -> float:

@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
-from solver.advisor import decide
 from solver.approx import approximate
 from solver.position import MoveKind
+from solver.session import Solver
 from solver.simulator import FirstClick, Outcome, SimulatedGame
 
 __all__ = [
@@ -87,9 +87,11 @@ def play_game(
     profile: str = "strong",
     calibrate: bool = False,
 ) -> GameResult:
-    """Plays one game to the end with the advisor; ``rule`` is ``sfar`` or ``snr``."""
+    """Plays one game to the end with a :class:`~solver.session.Solver`; ``rule`` is
+    ``sfar`` or ``snr``."""
     game = SimulatedGame(width, height, mines, rule=rule, seed=seed)
     first = "opening" if FirstClick(rule) is FirstClick.SNR else "safe"
+    solver = Solver(profile, first_click=first)
     by_alg: Counter[str] = Counter()
     decisions = guesses = 0
     predictions: list[tuple[float, float, bool]] = []
@@ -97,7 +99,7 @@ def play_game(
     cpu_start = time.process_time()
     while game.outcome is Outcome.PLAYING:
         position = game.position()
-        d = decide(position, profile=profile, first_click=first, probabilities=calibrate)
+        d = solver.decide(position, probabilities=calibrate)
         decisions += 1
         if not d.moves:
             break

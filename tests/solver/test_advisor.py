@@ -74,29 +74,6 @@ def test_nothing_to_do_when_only_mines_left() -> None:
     assert d.moves == () or all(m.kind is not MoveKind.REVEAL for m in d.moves)
 
 
-@settings(max_examples=150, deadline=None)
-@given(params=boards)
-def test_fast_frontier_equals_frontier_of(params) -> None:
-    from solver.frontier import frontier_of
-    from solver.strategy import fold, frontier_fast
-
-    position = make_position(params)
-    slow = frontier_of(position)
-    fast = frontier_fast(position)
-    def norm(fr):  # type: ignore[no-untyped-def]
-        return {(frozenset(con.cells), con.mines) for con in fr.constraints}
-
-    assert norm(fast) == norm(slow)
-    assert set(fast.cells) == set(slow.cells)
-    assert fast.outside == slow.outside and fast.mines_left == slow.mines_left
-    truth = oracle.statuses(position)
-    known = {c: s == "m" for c, s in list(truth.items())[::2] if s != "u"}
-    a, b = fold(fast, known), frontier_of(position, known)
-    assert norm(a) == norm(b)
-    assert set(a.cells) == set(b.cells) and set(a.outside) == set(b.outside)
-    assert a.mines_left == b.mines_left
-
-
 @settings(max_examples=60, deadline=None)
 @given(params=boards)
 def test_sat_fallback_is_complete(params) -> None:

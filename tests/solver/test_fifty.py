@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 
 from solver.fifty import forced_pair, influence, pockets
+from solver.frontier import frontier_of
 from solver.position import Position
-from solver.strategy import fold, frontier_fast
 from tests import oracle
 from tests.solver.boards import boards, make_position
 
@@ -29,8 +29,8 @@ def test_forced_pair_is_a_symmetric_coin_flip(params) -> None:
     position = make_position(params)
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
-    fr = frontier_fast(position)
-    pair = forced_pair(position, fold(fr, known).constraints, known)
+    fr = frontier_of(position)
+    pair = forced_pair(position, fr.fold(known).constraints, known)
     if pair is None:
         return
     a, b = pair
@@ -47,7 +47,7 @@ def test_forced_pairs_and_pockets_do_occur() -> None:
         position = make_position((4, 3, 0.3, 0.6, seed))
         lays = list(oracle.layouts(position))
         known = _known(position, lays)
-        if forced_pair(position, fold(frontier_fast(position), known).constraints, known):
+        if forced_pair(position, frontier_of(position, known).constraints, known):
             pairs += 1
         mines_left = position.mines - sum(known.values())
         found += len(pockets(position, known, mines_left, lambda forced: 1))

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
+from solver import counting
+from solver.frontier import components, frontier_of
 from solver.lookahead import outlook
 from solver.position import Position
-from solver.strategy import frontier_fast
 from tests import oracle
 from tests.solver.boards import boards, make_position
 
@@ -19,7 +20,7 @@ def test_branches_equal_enumeration(params) -> None:
     if position.is_start:
         return
     lays = list(oracle.layouts(position))
-    fr = frontier_fast(position)
+    fr = frontier_of(position)
     outside = frozenset(fr.outside)
     covered = position.covered()
     for cell in covered:
@@ -27,6 +28,12 @@ def test_branches_equal_enumeration(params) -> None:
             continue  # a certain mine is never clicked
         free = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
         got = outlook(fr.constraints, outside, fr.mines_left, len(lays), cell, free)
+        base = counting.count(
+            [cs for _, cs in components(fr.constraints)], len(outside), fr.mines_left
+        )
+        # reusing the untouched components' tables changes nothing
+        assert outlook(fr.constraints, outside, fr.mines_left, len(lays), cell, free,
+                       base=base) == got
         by_value: dict[int, list[frozenset]] = {}
         for lay in lays:
             if cell not in lay:
@@ -54,7 +61,7 @@ def test_common_safe_and_scores() -> None:
     # The 1 at (0, 0) sees (1, 0), (0, 1), (1, 1): one mine.  With 1 mine in all,
     # everything else is safe, so whatever (2, 0) shows, (2, 1) and (2, 2) stay safe.
     position = Position.from_rows(["1###", "####", "####"], 1)
-    fr = frontier_fast(position)
+    fr = frontier_of(position)
     free = [c for c in position.neighbours(3, 0) if position.is_covered(*c)]
     o = outlook(fr.constraints, frozenset(fr.outside), fr.mines_left, 3, (3, 0), free)
     assert o.safety == 1.0 and o.dead  # (3, 0) can only show 0

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 
 from solver import endgame, regions
+from solver.frontier import frontier_of
 from solver.position import Position
-from solver.strategy import fold, frontier_fast
 from tests import oracle
 from tests.solver.boards import boards, make_position
 
@@ -26,7 +26,7 @@ def test_regions_are_closed_and_complete(params) -> None:
     position = make_position(params)
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
-    constraints = fold(frontier_fast(position), known).constraints
+    constraints = frontier_of(position, known).constraints
     for region in regions.closed_regions(position, constraints, known):
         cells = set(region.cells)
         for c in cells:
@@ -51,7 +51,7 @@ def test_a_region_that_is_the_whole_board_is_the_endgame(params) -> None:
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
     undecided = [c for c in position.covered() if c not in known]
-    constraints = fold(frontier_fast(position), known).constraints
+    constraints = frontier_of(position, known).constraints
     found = regions.closed_regions(position, constraints, known)
     whole = [r for r in found if set(r.cells) == set(undecided)]
     if not whole:
@@ -65,7 +65,7 @@ def test_a_region_that_is_the_whole_board_is_the_endgame(params) -> None:
 def test_a_walled_pair_is_a_coin_flip() -> None:
     # (0, 0) and (1, 0) hold the 1's mine and touch nothing else that is covered
     position = Position.from_rows(["##", "11"], 1)
-    constraints = frontier_fast(position).constraints
+    constraints = frontier_of(position).constraints
     (region,) = regions.closed_regions(position, constraints, {})
     assert set(region.cells) == {(0, 0), (1, 0)} and region.mines == 1
     best = regions.best_move(position, region)

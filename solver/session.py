@@ -1,0 +1,64 @@
+"""A solver for one game: the same decisions as :func:`solver.advisor.decide`, faster.
+
+``decide(position)`` is stateless: each call reads the whole board again.  A game's
+positions differ by a few opened cells, so a :class:`Solver` keeps what does not change
+between them: the frontier (updated from the cells a move opened), the group method's
+result for each component whose numbers did not change, and the counting tables (kept
+by :mod:`solver.counting` for every component it has seen).  None of it changes an
+answer: ``Solver().decide(p) == decide(p)`` for every position of every game (tested
+over random games).  Any position may be passed; one that does not follow from the
+previous one (another game, an undo) just starts the frontier over.
+"""
+
+from __future__ import annotations
+
+from solver.budget import Budget
+from solver.frontier import FrontierTracker
+from solver.position import Position
+from solver.strategy import Decision, Profile, choose, find_profile
+
+__all__ = ["Solver"]
+
+
+class Solver:
+    """Decides the moves of one game's successive positions.
+
+    ``profile`` (a name or a :class:`~solver.strategy.Profile`), ``first_click`` and
+    ``outside_guess`` are the game's settings, with :func:`solver.advisor.decide`'s
+    meaning.
+    """
+
+    def __init__(
+        self,
+        profile: str | Profile = "strong",
+        *,
+        first_click: str = "safe",
+        outside_guess: bool = True,
+    ) -> None:
+        self.profile = find_profile(profile) if isinstance(profile, str) else profile
+        self.first_click = first_click
+        self.outside_guess = outside_guess
+        self._frontier = FrontierTracker()
+
+    def decide(
+        self,
+        position: Position,
+        *,
+        probabilities: bool = False,
+        flag_mines: bool = False,
+        budget_s: float | None = None,
+    ) -> Decision:
+        """The moves to play in ``position``; see :func:`solver.advisor.decide`.
+
+        Raises ``InvalidPositionError`` when no layout fits the position.
+        """
+        return choose(
+            position,
+            self.profile,
+            outside_guess=self.outside_guess,
+            want_probabilities=probabilities,
+            flag_mines=flag_mines,
+            budget=Budget(budget_s),
+            first_click=self.first_click,
+            tracker=self._frontier,
+        )

@@ -1,0 +1,100 @@
+"""The incremental solver: the same frontier and the same moves as the stateless one."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from solver.advisor import decide
+from solver.errors import InvalidPositionError
+from solver.frontier import FrontierTracker, components, frontier_of
+from solver.position import MoveKind, Position
+from solver.session import Solver
+from solver.simulator import Outcome, SimulatedGame
+
+
+def _random_safe_play(game: SimulatedGame, rng: random.Random):  # type: ignore[no-untyped-def]
+    """Yields the positions of a game played by opening 1-5 random safe cells a move."""
+    game.reveal(rng.randrange(game.width), rng.randrange(game.height))
+    while game.outcome is Outcome.PLAYING:
+        position = game.position()
+        yield position
+        assert game.layout is not None
+        safe = [c for c in position.covered() if c not in game.layout]
+        for c in rng.sample(safe, min(len(safe), rng.choice([1, 1, 2, 5]))):
+            if game.char(*c) == "#":
+                game.reveal(*c)
+
+
+@pytest.mark.parametrize(
+    ("size", "games"), [((5, 4, 6), 40), ((9, 9, 10), 25), ((16, 16, 40), 6), ((30, 16, 99), 2)]
+)
+def test_tracker_equals_a_fresh_scan(size: tuple[int, int, int], games: int) -> None:
+    rng = random.Random(sum(size))
+    for seed in range(games):
+        tracker = FrontierTracker()
+        for position in _random_safe_play(SimulatedGame(*size, seed=seed), rng):
+            tracker.update(position)
+            fresh = FrontierTracker()
+            fresh.update(position)
+            # the single-number closure does not depend on the order of the steps
+            assert dict(tracker.decided) == dict(fresh.decided)
+            scan = frontier_of(position, tracker.decided)
+            got = tracker.frontier()
+            assert got.constraints == scan.constraints
+            assert (got.cells, got.outside_flat, got.mines_left) == (
+                scan.cells, scan.outside_flat, scan.mines_left
+            )
+            assert dict(got.known) == dict(scan.known)
+            tracked = [(c.cells, set(c.constraints)) for c in tracker.components()]
+            assert tracked == [(cells, set(cs)) for cells, cs in components(scan.constraints)]
+            assert [c.constraints for c in tracker.components()] == [
+                c.constraints for c in fresh.components()
+            ]
+
+
+def test_tracker_starts_over_on_another_game_and_rejects_a_contradiction() -> None:
+    before = Position.from_text("mines=1\n0 1 #\n0 1 #\n0 1 #")
+    after = Position.from_text("mines=1\n0 1 #\n0 1 #\n0 1 1")
+    tracker = FrontierTracker()
+    tracker.update(before)
+    assert dict(tracker.decided) == {}
+    tracker.update(after)  # (2, 1) is the lower 1's only cell, so (2, 0) is safe
+    assert dict(tracker.decided) == {(2, 1): True, (2, 0): False}
+    tracker.update(before)  # a cell covered again: an undo
+    assert dict(tracker.decided) == {}
+    with pytest.raises(InvalidPositionError):
+        tracker.update(Position.from_text("mines=1\n0 2 #\n0 1 #\n0 1 1"))
+    tracker.update(after)  # usable after an error
+    assert dict(tracker.decided) == {(2, 1): True, (2, 0): False}
+
+
+@pytest.mark.parametrize(
+    ("size", "rule", "profile", "games"),
+    [
+        ((9, 9, 10), "sfar", "strong", 60),
+        ((9, 9, 10), "snr", "fast", 30),
+        ((16, 16, 40), "sfar", "strong", 12),
+        ((16, 16, 40), "snr", "strong", 8),
+        ((30, 16, 99), "sfar", "fast", 4),
+        ((30, 16, 99), "sfar", "strong", 3),
+    ],
+)
+def test_solver_makes_the_stateless_moves(
+    size: tuple[int, int, int], rule: str, profile: str, games: int
+) -> None:
+    """Every position of whole games: the session's decision equals ``decide``'s."""
+    first = "opening" if rule == "snr" else "safe"
+    for seed in range(games):
+        game = SimulatedGame(*size, rule=rule, seed=1000 + seed)
+        solver = Solver(profile, first_click=first)
+        while game.outcome is Outcome.PLAYING:
+            position = game.position()
+            d = solver.decide(position)
+            assert d == decide(position, profile=profile, first_click=first), position
+            for move in d.moves:
+                if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != "#":
+                    continue
+                if game.play(move) is not Outcome.PLAYING:
+                    break
