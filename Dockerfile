@@ -5,6 +5,9 @@
 # test_image_steps.py runs these steps outside Docker. KABOOM_DB can name another database.
 
 FROM python:3.11-slim AS build
+# gcc compiles the solver's Cython kernel into the wheel (the final stage needs none).
+RUN command -v gcc >/dev/null || (apt-get update \
+ && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*)
 WORKDIR /src
 # .dockerignore lets in only what the wheel is built from.
 COPY . .

@@ -14,14 +14,16 @@ lookahead and the endgame need); :mod:`solver.probability` is the public exact m
 
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import comb
 
+from solver._kernels import search
 from solver.frontier import Constraint
 
-__all__ = ["Count", "Table", "TooBig", "combine", "count", "tabulate"]
+__all__ = ["Count", "Table", "TooBig", "combine", "count", "solutions", "tabulate"]
 
 Key = tuple[tuple[tuple[tuple[int, int], ...], int], ...]
 
@@ -92,9 +94,15 @@ def tabulate(constraints: Sequence[Constraint], node_limit: int = 200_000) -> Ta
     return table
 
 
-def _enumerate(key: Key, node_limit: int) -> Table:
-    # Cells that lie in exactly the same constraints are interchangeable: they form one
-    # class, assigned a mine count k at once with multiplicity C(size, k).
+def _classes(key: Key) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
+    """The cells of ``key``'s constraints in classes, in search order, and the
+    constraints (indices into ``key``) of each class.
+
+    Cells that lie in exactly the same constraints are interchangeable: they form one
+    class, assigned a mine count k at once with multiplicity C(size, k).  Classes go in
+    breadth-first order through shared constraints, so each constraint is completed
+    (and checked) soon after its first class is assigned.
+    """
     cell_cons: dict[tuple[int, int], list[int]] = {}
     for j, (cells, _) in enumerate(key):
         for c in cells:
@@ -103,8 +111,6 @@ def _enumerate(key: Key, node_limit: int) -> Table:
     for c, js in cell_cons.items():
         by_sig.setdefault(tuple(js), []).append(c)
     sigs = list(by_sig)
-    # Classes in breadth-first order through shared constraints, so each constraint is
-    # completed (and checked) soon after its first class is assigned.
     con_sigs: dict[int, list[int]] = {}
     for i, sig in enumerate(sigs):
         for j in sig:
@@ -124,62 +130,48 @@ def _enumerate(key: Key, node_limit: int) -> Table:
                     if i2 not in seen:
                         seen.add(i2)
                         queue.append(i2)
-    n = len(order)
-    cons_of = [sigs[i] for i in order]
-    sizes = [len(by_sig[sigs[i]]) for i in order]
-    binoms = [[comb(s, k) for k in range(s + 1)] for s in sizes]
-    need = [m for _, m in key]
-    free = [len(cells) for cells, _ in key]
-    totals: dict[int, int] = {}
-    class_counts: dict[int, list[int]] = {}
-    ks = [0] * n
-    nodes = 0
+    return [by_sig[sigs[i]] for i in order], [list(sigs[i]) for i in order]
 
-    def place(i: int, mines: int, weight: int) -> None:
-        nonlocal nodes
-        if i == n:
-            totals[mines] = totals.get(mines, 0) + weight
-            row = class_counts.get(mines)
-            if row is None:
-                row = class_counts[mines] = [0] * n
-            for idx in range(n):
-                k = ks[idx]
-                if k:
-                    row[idx] += weight * k
-            return
-        nodes += 1
-        if nodes > node_limit:
-            raise TooBig
-        cs = cons_of[i]
-        size = sizes[i]
-        for j in cs:
-            free[j] -= size
-        low = max(need[j] - free[j] for j in cs)
-        high = min(min(need[j] for j in cs), size)
-        if low < 0:
-            low = 0
-        for k in range(low, high + 1):
-            for j in cs:
-                need[j] -= k
-            ks[i] = k
-            place(i + 1, mines + k, weight * binoms[i][k])
-            for j in cs:
-                need[j] += k
-        ks[i] = 0
-        for j in cs:
-            free[j] += size
 
-    place(0, 0, 1)
-    cells: list[tuple[int, int]] = []
-    members: list[tuple[int, int]] = []  # (class index in order, size) per cell
-    for idx, i in enumerate(order):
-        for c in by_sig[sigs[i]]:
-            cells.append(c)
-            members.append((idx, sizes[idx]))
+def _enumerate(key: Key, node_limit: int) -> Table:
+    classes, cons_of = _classes(key)
+    sizes = [len(c) for c in classes]
+    found = search(cons_of, sizes, [m for _, m in key], [len(cells) for cells, _ in key],
+                   node_limit)
+    if found is None:
+        raise TooBig
+    totals, class_counts = found
+    cells = [c for cls in classes for c in cls]
+    members = [(i, size) for i, size in enumerate(sizes) for _ in range(size)]
     cell_counts = {
-        k: [row[idx] // size for idx, size in members] for k, row in class_counts.items()
+        k: [row[i] // size for i, size in members] for k, row in class_counts.items()
     }
     return Table(tuple(cells), totals, cell_counts, tuple(Constraint(c, m) for c, m in key))
+
+
+def solutions(
+    constraints: Sequence[Constraint], limit: int, node_limit: int | None = None
+) -> list[frozenset[tuple[int, int]]] | None:
+    """Every set of mines on the constraints' cells that satisfies them all, or
+    ``None`` when there are more than ``limit`` or the search needs more than
+    ``node_limit`` nodes (default ``20 * limit``)."""
+    key: Key = tuple(sorted((con.cells, con.mines) for con in constraints))
+    if not key:
+        return [frozenset()]
+    classes, cons_of = _classes(key)
+    found = search(cons_of, [len(c) for c in classes], [m for _, m in key],
+                   [len(cells) for cells, _ in key],
+                   20 * limit if node_limit is None else node_limit, limit)
+    if found is None:
+        return None
+    out: list[frozenset[tuple[int, int]]] = []
+    for assignment in found:
+        parts = [itertools.combinations(cls, k) for cls, k in zip(classes, assignment)]
+        for picks in itertools.product(*parts):
+            if len(out) == limit:
+                return None
+            out.append(frozenset(c for pick in picks for c in pick))
+    return out
 
 
 def count(

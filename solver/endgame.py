@@ -15,6 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from solver import counting
+from solver.errors import InvalidPositionError
+from solver.frontier import Constraint, frontier_of
 from solver.position import Cell, Position
 
 __all__ = ["Endgame", "best_move", "layouts"]
@@ -25,80 +28,22 @@ def layouts(
 ) -> list[frozenset[Cell]] | None:
     """Every placement of the remaining mines on the undecided cells that fits all numbers.
 
-    Cells in ``known`` keep their status.  A backtracking search over the cells, pruned
-    by every number and the mine count, lists the placements (the seed's brute force
-    tries all ``C(cells, mines)`` of them; the result is the same).  Returns ``None``
-    when there are more than ``limit`` placements or the search takes more than
-    ``20 * limit`` steps.
+    Cells in ``known`` keep their status.  The numbers and the mine count (one more
+    constraint, over every undecided cell) go to :func:`solver.counting.solutions`
+    (the seed's brute force tries all ``C(cells, mines)`` placements; the result is
+    the same).  Returns ``None`` when there are more than ``limit`` placements or the
+    search takes more than ``20 * limit`` steps.
     """
-    known = dict(known or {})
-    covered = position.covered()
-    fixed = frozenset(c for c in covered if known.get(c))
-    free = [c for c in covered if c not in known]
-    left = position.mines - len(fixed)
-    if left < 0 or left > len(free):
-        return []
-    index = {c: i for i, c in enumerate(free)}
-    need: list[int] = []
-    room: list[int] = []
-    cons_of: list[list[int]] = [[] for _ in free]
-    for (x, y), n in position.numbers():
-        around = [c for c in position.neighbours(x, y) if position.is_covered(*c)]
-        cells = [index[c] for c in around if c in index]
-        m = n - sum(1 for c in around if c in fixed)
-        if m < 0 or m > len(cells):
-            return []
-        if cells:
-            for i in cells:
-                cons_of[i].append(len(need))
-            need.append(m)
-            room.append(len(cells))
-    # numbers' cells first (constrained, prune early), then the unconstrained ones
-    order = sorted(range(len(free)), key=lambda i: (not cons_of[i], free[i][1], free[i][0]))
-    out: list[frozenset[Cell]] = []
-    chosen: list[Cell] = []
-    steps = 0
-    budget = 20 * limit
-
-    class _Full(Exception):
-        pass
-
-    def place(k: int, mines: int) -> None:
-        nonlocal steps
-        steps += 1
-        if steps > budget:
-            raise _Full
-        if k == len(order):
-            if mines == left:
-                if len(out) >= limit:
-                    raise _Full
-                out.append(frozenset(chosen) | fixed)
-            return
-        cells_left = len(order) - k
-        if mines > left or mines + cells_left < left:
-            return
-        i = order[k]
-        cs = cons_of[i]
-        for j in cs:
-            room[j] -= 1
-        if all(need[j] <= room[j] for j in cs):
-            place(k + 1, mines)
-        if mines < left and all(need[j] > 0 for j in cs):
-            for j in cs:
-                need[j] -= 1
-            chosen.append(free[i])
-            place(k + 1, mines + 1)
-            chosen.pop()
-            for j in cs:
-                need[j] += 1
-        for j in cs:
-            room[j] += 1
-
     try:
-        place(0, 0)
-    except _Full:
-        return None
-    return out
+        fr = frontier_of(position, known)
+    except InvalidPositionError:
+        return []
+    fixed = frozenset(c for c, m in fr.known.items() if m)
+    free = (*fr.cells, *fr.outside)
+    if not 0 <= fr.mines_left <= len(free):
+        return []
+    found = counting.solutions((*fr.constraints, Constraint(free, fr.mines_left)), limit)
+    return None if found is None else [fixed | lay for lay in found]
 
 
 @dataclass

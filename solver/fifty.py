@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from solver.frontier import Constraint
 from solver.position import COVERED_CHARS, Cell, Position
 
@@ -82,50 +84,67 @@ def pockets(
     (for a pair; none for a 2x2 block) would turn into a 50/50 (JSMinesweeper's
     long-term risk)."""
     w, h = position.width, position.height
-    undecided = {c for c in position.covered() if c not in known}
+    # Cells padded by two on every side; off the board counts as neither kind.
+    undecided = np.zeros((h + 4, w + 4), dtype=bool)
+    blocked = np.zeros((h + 4, w + 4), dtype=bool)  # open: it tells the cells apart
+    free = np.zeros((h + 4, w + 4), dtype=np.int8)  # covered, not a known mine
+    board = np.frombuffer("".join(position.rows).encode("ascii"), dtype=np.uint8)
+    covered = np.isin(board, _COVERED).reshape(h, w)
+    inner = (slice(2, h + 2), slice(2, w + 2))
+    blocked[inner] = ~covered
+    mine = np.zeros((h, w), dtype=bool)
+    safe = np.zeros((h, w), dtype=bool)
+    for (x, y), m in known.items():
+        (mine if m else safe)[y, x] = True
+    undecided[inner] = covered & ~mine & ~safe
+    free[inner] = covered & ~mine
 
-    rows = position.rows
+    def at(dx: int, dy: int, grid: np.ndarray) -> np.ndarray:
+        """``grid`` at (x + dx, y + dy) for every board cell (x, y)."""
+        return grid[2 + dy : h + 2 + dy, 2 + dx : w + 2 + dx]
 
-    def flank(cells: list[Cell], room: int) -> list[Cell] | None:
-        out = []
-        for c in cells:
-            x, y = c
-            if not (0 <= x < w and 0 <= y < h) or known.get(c):
-                continue
-            if rows[y][x] not in COVERED_CHARS:
-                return None  # an open number already tells them apart
-            if len(out) == room:
-                return None  # more cells could tell them apart than mines may block
-            out.append(c)
-        return out
+    def side(grid: np.ndarray, offsets: list[tuple[int, int]]) -> np.ndarray:
+        return sum((at(dx, dy, grid).astype(np.int8) for dx, dy in offsets),
+                   np.zeros((h, w), dtype=np.int8))
 
+    here = at(0, 0, undecided)
+    horizontal = [(dx, k) for dx in (-1, 2) for k in (-1, 0, 1)]
+    vertical = [(k, dy) for dy in (-1, 2) for k in (-1, 0, 1)]
+    corners = [(-1, -1), (2, -1), (-1, 2), (2, 2)]
+    kinds = [
+        ((1, 0), horizontal, here & at(1, 0, undecided) & (side(blocked, horizontal) == 0)
+         & (side(free, horizontal) <= min(1, mines_left - 1))),
+        ((0, 1), vertical, here & at(0, 1, undecided) & (side(blocked, vertical) == 0)
+         & (side(free, vertical) <= min(1, mines_left - 1))),
+        ((1, 1), corners, here & at(1, 0, undecided) & at(0, 1, undecided)
+         & at(1, 1, undecided) & (side(blocked, corners) == 0) & (side(free, corners) == 0)
+         & (mines_left >= 2)),
+    ]
+    places = sorted(
+        (int(y), int(x), k)
+        for k, (_, _, ok) in enumerate(kinds)
+        for y, x in zip(*np.nonzero(ok))
+    )
     found: list[Pocket] = []
-    for x, y in sorted(undecided, key=lambda c: (c[1], c[0])):
-        for dx, dy in ((1, 0), (0, 1)):
-            other = (x + dx, y + dy)
-            if other not in undecided:
-                continue
-            if dx:
-                side = [(x - 1, y + k) for k in (-1, 0, 1)] + [(x + 2, y + k) for k in (-1, 0, 1)]
-            else:
-                side = [(x + k, y - 1) for k in (-1, 0, 1)] + [(x + k, y + 2) for k in (-1, 0, 1)]
-            missing = flank(side, 1)
-            if missing is None or len(missing) + 1 > mines_left:
-                continue
-            forced = dict.fromkeys(missing, True) | {(x, y): True, other: False}
-            weight = count(forced)
-            if weight:
-                found.append(Pocket(((x, y), other), tuple(missing), weight))
-        box = [(x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1)]
-        if all(c in undecided for c in box[1:]):
-            corners = [(x - 1, y - 1), (x + 2, y - 1), (x - 1, y + 2), (x + 2, y + 2)]
-            missing = flank(corners, 0)
-            if missing is None or mines_left < 2:
-                continue
+    for y, x, k in places:
+        (dx, dy), offsets, _ = kinds[k]
+        if k == 2:
+            box = ((x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1))
             weight = count({box[0]: True, box[3]: True, box[1]: False, box[2]: False})
             if weight:
-                found.append(Pocket(tuple(box), (), weight))
+                found.append(Pocket(box, (), weight))
+            continue
+        other = (x + dx, y + dy)
+        missing = tuple(
+            (x + ox, y + oy) for ox, oy in offsets if free[y + 2 + oy, x + 2 + ox]
+        )
+        weight = count(dict.fromkeys(missing, True) | {(x, y): True, other: False})
+        if weight:
+            found.append(Pocket(((x, y), other), missing, weight))
     return found
+
+
+_COVERED = np.array([ord(ch) for ch in COVERED_CHARS], dtype=np.uint8)
 
 
 def influence(pockets: Iterable[Pocket], cell: Cell) -> int:

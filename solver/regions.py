@@ -69,41 +69,9 @@ def closed_regions(
 
 def solutions(region: Region) -> list[frozenset[Cell]]:
     """Every placement of mines on the region's cells that fits its constraints."""
-    cells = list(region.cells)
-    index = {c: i for i, c in enumerate(cells)}
-    cons_of: list[list[int]] = [[] for _ in cells]
-    need = []
-    room = []
-    for j, con in enumerate(region.constraints):
-        for c in con.cells:
-            cons_of[index[c]].append(j)
-        need.append(con.mines)
-        room.append(len(con.cells))
-    out: list[frozenset[Cell]] = []
-    chosen: list[Cell] = []
-
-    def place(k: int) -> None:
-        if k == len(cells):
-            out.append(frozenset(chosen))
-            return
-        cs = cons_of[k]
-        for j in cs:
-            room[j] -= 1
-        if all(need[j] <= room[j] for j in cs):
-            place(k + 1)
-        if all(need[j] > 0 for j in cs):
-            for j in cs:
-                need[j] -= 1
-            chosen.append(cells[k])
-            place(k + 1)
-            chosen.pop()
-            for j in cs:
-                need[j] += 1
-        for j in cs:
-            room[j] += 1
-
-    place(0)
-    return out
+    found = counting.solutions(region.constraints, max(1, region.count), node_limit=10**6)
+    assert found is not None  # the region's count was made by the same search
+    return found
 
 
 def best_move(

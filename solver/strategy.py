@@ -14,7 +14,9 @@ safe, a likely 50/50 making a cell cheaper than it looks.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+
+import numpy as np
 
 from solver import counting, endgame, fifty, lookahead, regions
 from solver.approx import approximate
@@ -126,8 +128,8 @@ class _Analysis:
     known: dict[Cell, bool]
     count: counting.Count | None
     probs: dict[Cell, float]
-    around: dict[Cell, int] = field(default_factory=dict)
-    """Undecided covered neighbours per cell, as they are asked for."""
+    around: list[list[int]] | None = None
+    """Undecided covered neighbours per cell (``around[y][x]``), built when first asked."""
 
 
 def choose(
@@ -388,14 +390,24 @@ def _degree(position: Position, cell: Cell) -> int:
 
 def _covered_around(a: _Analysis, cell: Cell) -> int:
     """Undecided covered neighbours: the fewer, the likelier the cell opens an area."""
-    n = a.around.get(cell)
-    if n is None:
-        rows, known = a.position.rows, a.known
-        n = a.around[cell] = sum(
-            1 for x, y in a.position.neighbours(*cell)
-            if rows[y][x] in COVERED_CHARS and (x, y) not in known
+    if a.around is None:
+        position = a.position
+        h, w = position.height, position.width
+        board = np.frombuffer("".join(position.rows).encode("ascii"), dtype=np.uint8)
+        grid = np.zeros((h + 2, w + 2), dtype=np.int8)
+        grid[1:-1, 1:-1] = np.isin(board, _COVERED).reshape(h, w)
+        for x, y in a.known:
+            grid[y + 1, x + 1] = 0
+        around = sum(
+            (grid[1 + dy : h + 1 + dy, 1 + dx : w + 1 + dx] for dy in (-1, 0, 1)
+             for dx in (-1, 0, 1) if dx or dy),
+            np.zeros((h, w), dtype=np.int8),
         )
-    return n
+        a.around = around.tolist()
+    return a.around[cell[1]][cell[0]]
+
+
+_COVERED = np.array([ord(ch) for ch in COVERED_CHARS], dtype=np.uint8)
 
 
 def _shortlist(a: _Analysis, candidates: list[Cell], best_p: float, profile: Profile) -> list[Cell]:

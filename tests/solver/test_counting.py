@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from math import comb
+
 import pytest
 from hypothesis import given, settings
 
 from solver import counting
-from solver.frontier import components, frontier_of
+from solver.frontier import Constraint, components, frontier_of
+from solver.position import Position
 from tests import oracle
 from tests.solver.boards import boards, make_position
 
@@ -29,10 +32,32 @@ def test_probabilities_equal_enumeration(params) -> None:
 
 
 def test_node_limit_raises() -> None:
-    position = make_position((5, 4, 0.3, 0.4, 7))
-    fr = frontier_of(position)
-    if not fr.constraints:
-        pytest.skip("no frontier")
+    position = Position.from_text("mines=3\n1 # # #\n# # # #\n# # 2 #")
+    constraints = frontier_of(position).constraints
     counting._CACHE.clear()
     with pytest.raises(counting.TooBig):
-        counting.count([cs for _, cs in components(fr.constraints)], 0, fr.mines_left, 0)
+        counting.count([cs for _, cs in components(constraints)], 0, 3, 0)
+
+
+def test_weights_past_64_bits_are_exact() -> None:
+    cells = tuple((x, y) for y in range(4) for x in range(25))  # 100 cells, 50 mines
+    table = counting.tabulate([Constraint(cells, 50)])
+    assert table.totals == {50: comb(100, 50)}  # about 1e29
+    assert table.cell_counts[50] == [comb(99, 49)] * 100
+    more = tuple((x, 4) for x in range(21))  # 121 cells: past what the search can weigh
+    with pytest.raises(counting.TooBig):
+        counting.tabulate([Constraint(cells + more, 60)])
+
+
+@settings(max_examples=100, deadline=None)
+@given(params=boards)
+def test_solutions_list_every_layout(params) -> None:
+    position = make_position(params)
+    fr = frontier_of(position)
+    free = (*fr.cells, *fr.outside)
+    every = counting.solutions([*fr.constraints, Constraint(free, fr.mines_left)], 10_000)
+    assert every is not None
+    assert sorted(map(sorted, every)) == sorted(map(sorted, oracle.layouts(position)))
+    if len(every) > 1:
+        assert counting.solutions([*fr.constraints, Constraint(free, fr.mines_left)],
+                                  len(every) - 1) is None
