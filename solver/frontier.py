@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from solver._kernels import Closure
 from solver.errors import InvalidPositionError
 from solver.position import COVERED_CHARS, Cell, Position, neighbour_table
 
@@ -220,11 +221,6 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     )
 
 
-_DIGITS = frozenset("012345678")
-_COVERED_MASK = np.zeros(256, dtype=bool)
-_COVERED_MASK[[ord(ch) for ch in COVERED_CHARS]] = True
-_DIGIT_MASK = np.zeros(256, dtype=bool)
-_DIGIT_MASK[[ord(ch) for ch in _DIGITS]] = True
 
 
 @dataclass(eq=False, slots=True)
@@ -263,14 +259,9 @@ class FrontierTracker:
     def __init__(self) -> None:
         self._rows: tuple[str, ...] | None = None
         self._size = (0, 0, 0)
-        self._flat = ""
+        self._closure: Closure | None = None
         self._decided: dict[Cell, bool] = {}
-        self._live: dict[int, Constraint] = {}  # number (flat index) -> undecided part
-        self._nums_of: dict[Cell, set[int]] = {}  # undecided cell -> numbers next to it
-        self._comp_of: dict[int, Component] = {}
-        self._near: set[int] = set()  # covered cells next to a number
-        self._outside: set[int] = set()  # covered cells next to none
-        self._dirty: set[int] = set()
+        self._comp_of: dict[int, Component] = {}  # open number (flat index) -> component
         self._components: list[Component] | None = None
         self._frontier: Frontier | None = None
 
@@ -284,20 +275,27 @@ class FrontierTracker:
         the mine count cannot be satisfied."""
         if position.rows is self._rows:
             return
+        width, height, mines = size = (position.width, position.height, position.mines)
+        flat = "".join(position.rows).encode("ascii")
         try:
-            opened = self._opened(position)
-            if opened is None:
-                self._reset(position)
-            else:
-                self._open(position, opened)
-            self._relink()
-            mines = sum(self._decided.values())
-            undecided = len(self._near) + len(self._outside) - len(self._decided)
-            if not 0 <= position.mines - mines <= undecided:
+            closure = self._closure
+            if closure is None or size != self._size or not closure.advance(flat):
+                closure = self._closure = Closure(width, height, flat)
+                self._size = size
+                self._decided, self._comp_of = {}, {}
+            changed, decided, opened = closure.take()
+            for i in opened:
+                self._decided.pop((i % width, i // width), None)
+            for i, mine in decided:
+                self._decided[(i % width, i // width)] = mine
+            self._relink(closure, changed)
+            if not 0 <= mines - closure.mines_decided <= closure.covered - len(self._decided):
                 raise InvalidPositionError("the mine count does not fit the covered cells")
         except InvalidPositionError:
+            self._closure = None
             self._rows = None
             raise
+        self._rows = position.rows
 
     def components(self) -> list[Component]:
         """The components of the undecided cells, by their first cell, row-major."""
@@ -310,171 +308,46 @@ class FrontierTracker:
     def frontier(self) -> Frontier:
         """The current position's :class:`Frontier`, the decided cells folded in."""
         if self._frontier is None:
+            closure = self._closure
+            assert closure is not None
             width = self._size[0]
             merged: dict[tuple[Cell, ...], Constraint] = {}
-            for i in sorted(self._live):
-                con = self._live[i]
+            for j in closure.live_numbers():
+                con = self._constraint(closure, j)
                 merged.setdefault(con.cells, con)
-            decided = self._decided
-            cells = [(j % width, j // width) for j in sorted(self._near)]
-            outside_flat = tuple(sorted(self._outside))
+            near, outside = closure.undecided()
             self._frontier = Frontier(
                 constraints=tuple(merged.values()),
-                cells=tuple([c for c in cells if c not in decided]),
-                mines_left=self._size[2] - sum(decided.values()),
-                known=dict(decided),
-                outside_count=len(outside_flat),
+                cells=tuple([(i % width, i // width) for i in near]),
+                mines_left=self._size[2] - closure.mines_decided,
+                known=dict(self._decided),
+                outside_count=len(outside),
                 width=width,
-                outside_flat=outside_flat,
+                outside_flat=tuple(outside),
             )
         return self._frontier
 
     # ------------------------------------------------------------------ internals
-    def _opened(self, position: Position) -> list[int] | None:
-        """The cells covered before and open now, or ``None`` when the change is not
-        a game moving forward (or there is no previous position)."""
-        if self._rows is None or self._size != (position.width, position.height, position.mines):
-            return None
-        old = np.frombuffer(self._flat.encode("ascii"), dtype=np.uint8)
-        new = np.frombuffer("".join(position.rows).encode("ascii"), dtype=np.uint8)
-        changed = np.flatnonzero(old != new)
-        was = old[changed]
-        now = new[changed]
-        if not np.all(_COVERED_MASK[was]) or not np.all(_COVERED_MASK[now] | _DIGIT_MASK[now]):
-            return None
-        return changed[_DIGIT_MASK[now]].tolist()
-
-    def _reset(self, position: Position) -> None:
-        width, height = position.width, position.height
-        self._size = (width, height, position.mines)
-        self._flat = flat = "".join(position.rows)
-        self._rows = position.rows
-        self._decided, self._live, self._nums_of, self._comp_of = {}, {}, {}, {}
-        around = neighbour_table(width, height)
-        digits = [i for i, ch in enumerate(flat) if ch in _DIGITS]
-        self._near = set()
-        for i in digits:
-            self._near.update(j for j in around[i] if flat[j] in COVERED_CHARS)
-        covered = {i for i, ch in enumerate(flat) if ch in COVERED_CHARS}
-        self._outside = covered - self._near
-        self._propagate(digits)
-
-    def _open(self, position: Position, opened: list[int]) -> None:
-        width, height = position.width, position.height
-        self._flat = flat = "".join(position.rows)
-        self._rows = position.rows
-        around = neighbour_table(width, height)
-        touched = set(opened)
-        near, outside, decided = self._near, self._outside, self._decided
-        for i in opened:
-            near.discard(i)
-            outside.discard(i)
-            if decided.pop((i % width, i // width), False):
-                raise InvalidPositionError(
-                    f"({i % width}, {i // width}) is open but the numbers make it a mine"
-                )
-            for j in around[i]:
-                ch = flat[j]
-                if ch in COVERED_CHARS:
-                    near.add(j)
-                    outside.discard(j)
-                elif ch in _DIGITS:
-                    touched.add(j)
-        self._propagate(touched)
-
-    def _propagate(self, touched: Iterable[int]) -> None:
-        """Recomputes the ``touched`` numbers from the board, then applies the
-        single-number rules until nothing changes."""
+    def _constraint(self, closure: Closure, j: int) -> Constraint:
         width = self._size[0]
-        around = neighbour_table(width, self._size[1])
-        flat, decided, live, nums_of = self._flat, self._decided, self._live, self._nums_of
-        queue = list(touched)
-        for i in queue:
-            cells = []
-            mines = ord(flat[i]) - 48
-            for j in around[i]:
-                if flat[j] in COVERED_CHARS:
-                    c = (j % width, j // width)
-                    m = decided.get(c)
-                    if m is None:
-                        cells.append(c)
-                    elif m:
-                        mines -= 1
-            self._set(i, tuple(cells), mines)
-        while queue:
-            i = queue.pop()
-            con = live.get(i)
-            if con is None or 0 < con.mines < len(con.cells):
-                continue
-            mine = con.mines > 0
-            for c in con.cells:
-                decided[c] = mine
-                for j in nums_of.pop(c):
-                    if j != i:
-                        other = live[j]
-                        self._set(j, tuple([d for d in other.cells if d != c]),
-                                  other.mines - mine, drop=c)
-                        queue.append(j)
-            self._set(i, (), 0, drop=con.cells)
+        cells, mines = closure.live(j)
+        return Constraint(tuple([(i % width, i // width) for i in cells]), mines)
 
-    def _set(
-        self, i: int, cells: tuple[Cell, ...], mines: int, drop: Cell | tuple[Cell, ...] = ()
-    ) -> None:
-        """Makes ``cells``/``mines`` the undecided part of number ``i``; ``drop`` names
-        cells whose entries in ``_nums_of`` the caller removed already."""
-        width = self._size[0]
-        if mines < 0 or mines > len(cells):
-            raise InvalidPositionError(
-                f"the number at ({i % width}, {i // width}) cannot be satisfied"
-            )
-        nums_of = self._nums_of
-        old = self._live.pop(i, None)
-        if old is not None:
-            for c in old.cells:
-                if c not in cells and c != drop and not (isinstance(drop, tuple) and c in drop):
-                    nums = nums_of.get(c)
-                    if nums is not None:
-                        nums.discard(i)
-                        if not nums:
-                            del nums_of[c]
-        if cells:
-            self._live[i] = Constraint(cells, mines)
-            for c in cells:
-                nums_of.setdefault(c, set()).add(i)
-        self._dirty.add(i)
-
-    def _relink(self) -> None:
+    def _relink(self, closure: Closure, changed: list[int]) -> None:
         """Rebuilds the components that hold a changed number."""
-        width = self._size[0]
-        live, nums_of, comp_of = self._live, self._nums_of, self._comp_of
-        seeds: set[int] = set()
-        for i in self._dirty:
-            comp = comp_of.pop(i, None)
+        comp_of = self._comp_of
+        seeds = set(changed)
+        for i in changed:
+            comp = comp_of.get(i)
             if comp is not None:
+                for j in comp.numbers:
+                    comp_of.pop(j, None)
                 seeds.update(comp.numbers)
-            seeds.add(i)
-        self._dirty = set()
-        seen: set[int] = set()
-        for s in seeds:
-            if s in seen:
-                continue
-            if s not in live:
-                comp_of.pop(s, None)
-                continue
-            seen.add(s)
-            stack, members = [s], []
-            while stack:
-                i = stack.pop()
-                members.append(i)
-                for c in live[i].cells:
-                    for j in nums_of[c]:
-                        if j not in seen:
-                            seen.add(j)
-                            stack.append(j)
-            members.sort()
-            comp = _component(members, live, width)
-            for i in members:
-                comp_of[i] = comp
+        for members in closure.linked(sorted(seeds)):
+            comp = _component(members, {j: self._constraint(closure, j) for j in members},
+                              self._size[0])
+            for j in members:
+                comp_of[j] = comp
         self._components = None
         self._frontier = None
 
