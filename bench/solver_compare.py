@@ -16,8 +16,8 @@ import json
 import math
 
 from solver.bench.runner import run_games, summarise
+from solver.profiles import PROFILES, Profile
 from solver.simulator import preset
-from solver.strategy import PROFILES, Profile
 
 
 def parse_profile(spec: str) -> str:

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 from solver.budget import Budget
 from solver.position import Position
-from solver.strategy import Decision, choose, find_profile
+from solver.profiles import find_profile
+from solver.strategy import Decision, choose
 
 __all__ = ["Decision", "decide", "decide_rows"]
 

@@ -15,7 +15,8 @@ from __future__ import annotations
 from solver.budget import Budget
 from solver.frontier import FrontierTracker
 from solver.position import Position
-from solver.strategy import Decision, Profile, choose, find_profile
+from solver.profiles import Profile, find_profile
+from solver.strategy import Decision, choose
 
 __all__ = ["Solver"]
 
@@ -23,7 +24,7 @@ __all__ = ["Solver"]
 class Solver:
     """Decides the moves of one game's successive positions.
 
-    ``profile`` (a name or a :class:`~solver.strategy.Profile`), ``first_click`` and
+    ``profile`` (a name or a :class:`~solver.profiles.Profile`), ``first_click`` and
     ``outside_guess`` are the game's settings, with :func:`solver.advisor.decide`'s
     meaning.
     """

@@ -79,7 +79,8 @@ def test_nothing_to_do_when_only_mines_left() -> None:
 def test_sat_fallback_is_complete(params) -> None:
     """With counting disabled (node limit 0) the SAT engine must still find every proof."""
     from solver import counting
-    from solver.strategy import Profile, choose
+    from solver.profiles import Profile
+    from solver.strategy import choose
 
     position = make_position(params)
     if position.is_start:

@@ -1,0 +1,311 @@
+"""Guessing, when nothing is certain: an ordered list of small policies.
+
+Each policy looks at the :class:`Situation` and either picks the cell or passes; the
+first that picks wins.  In order (each behind its :class:`~solver.profiles.Profile`
+option): the exact endgame search when few layouts are left, a closed region played
+on its own (:mod:`solver.regions`), a 50/50 that will have to be guessed anyway
+(:mod:`solver.fifty`), and last the safest cell with near-ties broken by the one-move
+lookahead (:mod:`solver.lookahead`, seed 002 step 4), which always picks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from solver import counting, endgame, fifty, lookahead, regions
+from solver.errors import InvalidPositionError
+from solver.frontier import Frontier, components
+from solver.position import COVERED_CHARS, Cell, Position
+from solver.profiles import Profile
+
+__all__ = ["POLICIES", "Guess", "Situation", "guess", "score"]
+
+
+@dataclass(frozen=True, slots=True)
+class Guess:
+    """The cell to reveal, why, and which policy chose it."""
+
+    cell: Cell
+    reason: str
+    algorithm: str
+
+
+@dataclass(slots=True)
+class Situation:
+    """A position where nothing is certain, with what the analysis found.
+
+    ``frontier`` has the group method's mines folded in; ``known`` holds every decided
+    cell; ``count`` is the exact count (``None`` when a component was too large and
+    ``probs`` are the approximation's); ``candidates`` are the cells a guess may take.
+    """
+
+    position: Position
+    profile: Profile
+    frontier: Frontier
+    known: dict[Cell, bool]
+    count: counting.Count | None
+    probs: dict[Cell, float]
+    undecided: list[Cell]
+    candidates: list[Cell]
+    _memo: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def decided(self) -> Frontier:
+        """The frontier with every decided cell folded in."""
+        got = self._memo.get("decided")
+        if got is None:
+            got = self._memo["decided"] = self.frontier.fold(self.known)
+        assert isinstance(got, Frontier)
+        return got
+
+    def pockets(self) -> list[fifty.Pocket]:
+        """Places where a 50/50 may form, weighted by the layouts in which it does."""
+        got = self._memo.get("pockets")
+        if got is None:
+            decided = self.decided
+
+            def count_with(forced: Mapping[Cell, bool]) -> int:
+                try:
+                    fr = decided.fold(forced)
+                    comps = [cs for _, cs in components(fr.constraints)]
+                    return counting.count(comps, fr.outside_count, fr.mines_left, 20_000).weight
+                except (InvalidPositionError, ValueError, counting.TooBig):
+                    return 0
+
+            got = self._memo["pockets"] = fifty.pockets(
+                self.position, self.known, decided.mines_left, count_with
+            )
+        assert isinstance(got, list)
+        return got
+
+    def mine_weight(self, cell: Cell) -> int:
+        assert self.count is not None
+        w = self.count.mine_weight.get(cell)
+        return self.count.outside_mine_weight if w is None else w
+
+    def covered_around(self, cell: Cell) -> int:
+        """Undecided covered neighbours: the fewer, the likelier the cell opens an area."""
+        around = self._memo.get("around")
+        if around is None:
+            around = self._memo["around"] = _undecided_around(self.position, self.known)
+        assert isinstance(around, list)
+        return int(around[cell[1]][cell[0]])
+
+    def relief(self) -> dict[Cell, float]:
+        """Per cell, the share of its safe layouts in which a mine there would be a
+        50/50 lost anyway (long-term risk, JSMinesweeper): ``I / S`` capped by the
+        cell's mine and safe layouts."""
+        if not self.profile.risk or self.count is None:
+            return {}
+        found = self.pockets()
+        cands = set(self.candidates)
+        out = {}
+        for c in {c for pocket in found for c in (*pocket.cells, *pocket.enablers)}:
+            mine = self.mine_weight(c)
+            safe = self.count.weight - mine
+            if safe and c in cands:
+                out[c] = min(fifty.influence(found, c), mine, safe) / safe
+        return out
+
+
+Policy = Callable[[Situation], Guess | None]
+
+
+def endgame_search(s: Situation) -> Guess | None:
+    """Few undecided cells and layouts: the exact search for the best chance to win."""
+    p = s.profile
+    if (
+        s.count is None
+        or len(s.undecided) > p.endgame_cells
+        or s.count.weight > p.endgame_layouts
+    ):
+        return None
+    found = endgame.best_move(s.position, s.known, s.candidates, max_layouts=p.endgame_layouts)
+    if found is None:
+        return None
+    cell, win = found
+    return Guess(cell, f"endgame: win probability {win:.3f}", "endgame")
+
+
+def closed_region(s: Situation) -> Guess | None:
+    """A closed region with a fixed mine count is a game of its own: play it now,
+    perfectly."""
+    if not s.profile.regions or s.count is None:
+        return None
+    cands = set(s.candidates)
+    for region in regions.closed_regions(s.position, s.decided.constraints, s.known,
+                                         s.profile.regions):
+        if not cands.issuperset(region.cells):
+            continue
+        found = regions.best_move(s.position, region)
+        if found is not None:
+            cell, win = found
+            return Guess(cell, f"closed region: win probability {win:.3f}", "region")
+    return None
+
+
+def forced_fifty(s: Situation) -> Guess | None:
+    """An unavoidable 50/50 pair: it must be guessed anyway, so guess it first."""
+    if not s.profile.fifty or s.count is None:
+        return None
+    pair = fifty.forced_pair(s.position, s.decided.constraints, s.known)
+    if pair is not None and pair[0] in s.candidates:
+        return Guess(pair[0], "guess: an unavoidable 50/50, played first", "guess")
+    return None
+
+
+def fifty_or_safe(s: Situation) -> Guess | None:
+    """A cell that is safe, or else one half of a formed 50/50."""
+    if not s.profile.fifty or s.count is None:
+        return None
+    cands = set(s.candidates)
+    for pocket in s.pockets():
+        for c in pocket.cells:
+            if c in cands and s.mine_weight(c) == pocket.weight:
+                return Guess(c, "guess: a 50/50 or safe, played first", "guess")
+    return None
+
+
+def safest(s: Situation) -> Guess:
+    """The lowest mine probability; near-ties (and cells a likely 50/50 makes cheaper)
+    go to the one-move lookahead's best score, other ties to the cell with the fewest
+    undecided neighbours."""
+    profile, p = s.profile, s.probs
+    relief = s.relief() if profile.risk else {}
+    best_p = min(p[c] for c in s.candidates)
+    tied = [c for c in s.candidates if p[c] <= best_p + 1e-9]
+    if len(tied) > 16:  # many tied outside cells: only the corners/edges can win
+        degree = {c: _degree(s.position, c) for c in tied}
+        low = min(degree.values())
+        tied = [c for c in tied if degree[c] == low]
+    cell = min(tied, key=lambda c: (s.covered_around(c), c[1], c[0]))
+    reason = f"guess: lowest mine probability {best_p:.3f}"
+    if not profile.lookahead or s.count is None:
+        return Guess(cell, reason, "guess")
+    near = _shortlist(s, best_p)
+    near += [  # cells a likely 50/50 makes cheaper than they look (JSMinesweeper)
+        c for c, r in relief.items()
+        if c not in near and (1 - p[c]) * (1 + profile.risk * r) >= 0.9 * (1 - best_p)
+    ]
+    if len(near) <= 1:
+        return Guess(cell, reason, "guess")
+    outside = frozenset(s.frontier.outside)
+    looks = [_outlook(s, c, outside) for c in near]
+    scores = {
+        o.cell: score(s, o) * (1.0 + profile.risk * relief.get(o.cell, 0.0)) for o in looks
+    }
+
+    def rank(o: lookahead.Outlook) -> tuple[bool, float, float, int, int, int]:
+        c = o.cell
+        return (
+            not (profile.avoid_dead and o.dead),
+            scores[c],
+            o.expected_cleared if profile.score == "blended" else 0.0,
+            -s.covered_around(c),
+            -c[1],
+            -c[0],
+        )
+
+    best = max(looks, key=rank)
+    if profile.dominance:
+        # a safer candidate that is safe whenever the chosen one is: play it first
+        common = best.common_safe()
+        safer = [o for o in looks if o.cell in common and p[o.cell] < p[best.cell] - 1e-3]
+        if safer:
+            best = max(safer, key=rank)
+    cell = best.cell
+    reason = (
+        f"guess: mine probability {p[cell]:.3f} "
+        f"(safest {best_p:.3f}), lookahead score {scores[cell]:.3f}"
+    )
+    return Guess(cell, reason, "guess")
+
+
+POLICIES: tuple[Policy, ...] = (endgame_search, closed_region, forced_fifty, fifty_or_safe)
+"""The policies that may pass, in order; :func:`safest` comes last and always picks."""
+
+
+def guess(s: Situation) -> Guess:
+    """The first policy's pick."""
+    for policy in POLICIES:
+        found = policy(s)
+        if found is not None:
+            return found
+    return safest(s)
+
+
+def score(s: Situation, o: lookahead.Outlook) -> float:
+    """The candidate's value (higher is better), per the profile's ``score``:
+
+    ``progress``: ``(1 - p) * (1 + w * P(progress))`` (w = ``progress_weight``);
+    ``blended``: JSMinesweeper's secondary safety, the next click's safety blended 4:1
+    with the runner-up's, times ``1 + w * P(progress)``;
+    ``secondary``: P(surviving this click and the safest next one), same factor;
+    ``cleared``: seed 002, ``(1 - p) * (1 + w * E[cells proven safe])``;
+    ``hybrid``: a number worth ``1 + w`` when it proves a cell safe, else the safety of
+    the guess it leaves.
+    """
+    kind, w = s.profile.score, s.profile.progress_weight
+    if kind == "blended":
+        return o.blended() * (1.0 + w * o.progress)
+    if kind == "hybrid":
+        return o.hybrid(w)
+    if kind == "secondary":
+        return o.secondary * (1.0 + w * o.progress)
+    if kind == "cleared":
+        return (1.0 - s.probs[o.cell]) * (1.0 + w * o.expected_cleared)
+    return (1.0 - s.probs[o.cell]) * (1.0 + w * o.progress)
+
+
+def _degree(position: Position, cell: Cell) -> int:
+    x, y = cell
+    return (3 - (x == 0) - (x == position.width - 1)) * (3 - (y == 0) - (y == position.height - 1))
+
+
+def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[list[int]]:
+    """Undecided covered neighbours of every cell, ``out[y][x]``."""
+    h, w = position.height, position.width
+    board = np.frombuffer("".join(position.rows).encode("ascii"), dtype=np.uint8)
+    grid = np.zeros((h + 2, w + 2), dtype=np.int8)
+    grid[1:-1, 1:-1] = np.isin(board, _COVERED).reshape(h, w)
+    for x, y in known:
+        grid[y + 1, x + 1] = 0
+    around = sum(
+        (grid[1 + dy : h + 1 + dy, 1 + dx : w + 1 + dx] for dy in (-1, 0, 1)
+         for dx in (-1, 0, 1) if dx or dy),
+        np.zeros((h, w), dtype=np.int8),
+    )
+    out: list[list[int]] = around.tolist()
+    return out
+
+
+_COVERED = np.array([ord(ch) for ch in COVERED_CHARS], dtype=np.uint8)
+
+
+def _shortlist(s: Situation, best_p: float) -> list[Cell]:
+    """The cells worth a lookahead: frontier cells near the safest, and a few outside
+    representatives (fewest undecided neighbours first: likeliest to open an area)."""
+    profile, p = s.profile, s.probs
+    frontier = set(s.frontier.cells)
+    limit = 1.0 - (1.0 - best_p) * profile.ratio if profile.ratio else best_p + profile.tolerance
+    inner = sorted((c for c in s.candidates if c in frontier and p[c] <= limit + 1e-12),
+                   key=p.__getitem__)
+    out = [c for c in s.candidates if c not in frontier and p[c] <= limit + 1e-12]
+    out.sort(key=lambda c: (s.covered_around(c), c[1], c[0]))
+    return inner[: max(1, profile.candidates - profile.outside_candidates)] + out[
+        : profile.outside_candidates
+    ]
+
+
+def _outlook(s: Situation, cell: Cell, outside: frozenset[Cell]) -> lookahead.Outlook:
+    position, fr, known = s.position, s.frontier, s.known
+    free = [
+        c for c in position.neighbours(*cell) if position.is_covered(*c) and c not in known
+    ]
+    assert s.count is not None
+    return lookahead.outlook(
+        fr.constraints, outside, fr.mines_left, s.count.weight, cell, free, base=s.count
+    )

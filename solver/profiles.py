@@ -1,0 +1,73 @@
+"""Strategy settings, registered by name: ``fast`` and ``strong`` (``find_profile``).
+
+Every option is a :class:`Profile` field, so a paired comparison can change one
+(``bench/solver_compare.py --b 'strong,tolerance=0.04'``); the defaults are the ones
+that won those comparisons (``docs/solver.md``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PROFILES", "Profile", "find_profile"]
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Strategy settings; see :data:`PROFILES`."""
+
+    name: str
+    lookahead: bool = True
+    tolerance: float = 0.02
+    """Candidates for the lookahead: mine probability within this of the safest cell."""
+    candidates: int = 8
+    """At most this many candidates get the lookahead."""
+    progress_weight: float = 0.5
+    """Weight of P(the click proves another cell safe) in the lookahead score."""
+    score: str = "progress"
+    """Lookahead score: ``progress``, ``blended``, ``secondary`` or ``cleared`` (see
+    :func:`solver.guess.score`)."""
+    ratio: float = 0.0
+    """When set, candidates are the cells whose safety is at least ``ratio`` times the
+    best safety (JSMinesweeper: 0.9) instead of within ``tolerance``."""
+    outside_candidates: int = 3
+    """Outside cells among the candidates (fewest undecided neighbours first)."""
+    avoid_dead: bool = False
+    """Rank cells that can show only one number (they teach nothing) last."""
+    dominance: bool = False
+    """Prefer a safer candidate that is safe whenever the chosen one is."""
+    regions: int = 0
+    """Play a closed region (:mod:`solver.regions`) with at most this many solutions
+    perfectly, before any other guess."""
+    fifty: bool = False
+    """Guess an unavoidable 50/50, or a cell that is safe or a 50/50 (:mod:`solver.fifty`),
+    before anything else."""
+    risk: float = 0.0
+    """Long-term risk (JSMinesweeper): the lookahead score of a cell is multiplied by
+    ``1 + risk * I / S``, ``I`` the layouts in which the cell lies in a 50/50 that will
+    have to be guessed anyway, ``S`` those in which it is safe."""
+    node_limit: int = 100_000
+    """Search nodes per component before counting gives up for the SAT engine."""
+    endgame_cells: int = 0
+    """Run the win-probability search when at most this many undecided cells remain."""
+    endgame_layouts: int = 400
+    """... and they have at most this many consistent layouts."""
+    first_safe: tuple[int, int] = (0, 0)
+    """First click when only the clicked cell is guaranteed safe (from the corner)."""
+    first_opening: tuple[int, int] = (2, 2)
+    """First click when its neighbours are safe too (from the corner)."""
+
+
+PROFILES: dict[str, Profile] = {
+    "fast": Profile("fast", lookahead=False, node_limit=20_000, endgame_cells=12,
+                    endgame_layouts=100),
+    "strong": Profile("strong", endgame_cells=20, endgame_layouts=300, regions=1000,
+                      fifty=True, risk=0.9),
+}
+
+
+def find_profile(name: str) -> Profile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
