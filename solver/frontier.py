@@ -15,7 +15,7 @@ import numpy as np
 
 from solver._kernels import Closure
 from solver.errors import InvalidPositionError
-from solver.position import COVERED_CHARS, Cell, Position, neighbour_table
+from solver.position import COVERED_CHARS, Cell, Position
 
 __all__ = [
     "Component",

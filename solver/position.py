@@ -10,7 +10,6 @@ server's game and the simulator ever hold the mines.
 from __future__ import annotations
 
 import enum
-import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +23,6 @@ __all__ = [
     "Move",
     "MoveKind",
     "Position",
-    "neighbour_table",
     "neighbours",
 ]
 
@@ -71,16 +69,6 @@ def neighbours(x: int, y: int, width: int, height: int) -> Iterator[Cell]:
         for nx in range(max(0, x - 1), min(width, x + 2)):
             if nx != x or ny != y:
                 yield nx, ny
-
-
-@functools.cache
-def neighbour_table(width: int, height: int) -> tuple[tuple[int, ...], ...]:
-    """For each flat index ``y * width + x``, the flat indices of its neighbours in
-    row-major order; built once per board size for the loops that walk a whole board."""
-    return tuple(
-        tuple(ny * width + nx for nx, ny in neighbours(i % width, i // width, width, height))
-        for i in range(width * height)
-    )
 
 
 @dataclass(frozen=True, slots=True)
