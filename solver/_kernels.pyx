@@ -95,17 +95,25 @@ cdef object _int(u128 v):
     return (<object>(<u64>(v >> 64)) << 64) | <object>(<u64>v)
 
 
-def search(list cons_of, list sizes, list need, list room, long node_limit, long listing=0):
-    """Searches the class assignments.
+def tally(list cons_of, list sizes, list need, list room, long node_limit):
+    """Counts the solutions over classes.
 
     ``cons_of[i]`` lists the constraints of class ``i`` (classes in search order),
     ``sizes[i]`` its cells, ``need[j]``/``room[j]`` constraint ``j``'s mines and cells.
-    Counting (``listing == 0``) returns ``(totals, counts)``: ``totals[m]`` the number of
-    ``m``-mine solutions, ``counts[m][i]`` the sum over them of class ``i``'s mines;
-    listing returns up to ``listing`` assignments (tuples of mines per class).  Returns
-    ``None`` past ``node_limit`` search nodes, more than ``listing`` assignments or
-    more than 120 cells.
+    Returns ``(totals, counts)``: ``totals[m]`` the number of ``m``-mine solutions,
+    ``counts[m][i]`` the sum over them of class ``i``'s mines; ``None`` past
+    ``node_limit`` search nodes or more than 120 cells.
     """
+    return _search(cons_of, sizes, need, room, node_limit, 0)
+
+
+def assignments(list cons_of, list sizes, list need, list room, long node_limit, long limit):
+    """Lists the solutions as mines per class (arguments as :func:`tally`); ``None`` past
+    ``limit`` assignments, ``node_limit`` search nodes or 120 cells."""
+    return _search(cons_of, sizes, need, room, node_limit, limit)
+
+
+cdef _search(list cons_of, list sizes, list need, list room, long node_limit, long listing):
     cdef Search s
     cdef int i, j, k, t, total_cells = sum(sizes), n = len(sizes), ncons = len(need)
     cdef int stride = (max(sizes) if sizes else 0) + 1

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from math import comb
 
-from solver._kernels import search
+from solver._kernels import assignments, tally
 from solver.frontier import Constraint
 
 __all__ = ["Count", "Table", "TooBig", "combine", "count", "solutions", "tabulate"]
@@ -136,8 +136,8 @@ def _classes(key: Key) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
 def _enumerate(key: Key, node_limit: int) -> Table:
     classes, cons_of = _classes(key)
     sizes = [len(c) for c in classes]
-    found = search(cons_of, sizes, [m for _, m in key], [len(cells) for cells, _ in key],
-                   node_limit)
+    found = tally(cons_of, sizes, [m for _, m in key], [len(cells) for cells, _ in key],
+                  node_limit)
     if found is None:
         raise TooBig
     totals, class_counts = found
@@ -159,9 +159,9 @@ def solutions(
     if not key:
         return [frozenset()]
     classes, cons_of = _classes(key)
-    found = search(cons_of, [len(c) for c in classes], [m for _, m in key],
-                   [len(cells) for cells, _ in key],
-                   20 * limit if node_limit is None else node_limit, limit)
+    found = assignments(cons_of, [len(c) for c in classes], [m for _, m in key],
+                        [len(cells) for cells, _ in key],
+                        20 * limit if node_limit is None else node_limit, limit)
     if found is None:
         return None
     out: list[frozenset[tuple[int, int]]] = []

@@ -108,14 +108,14 @@ class Endgame:
         else:
             for c in undecided:
                 w = self._after(c, state)
-                if w is not None and w > best:
+                if w > best:
                     best = w
                     if best >= 1.0:
                         break
         self._memo[state] = best
         return best
 
-    def _after(self, cell: Cell, state: frozenset[int]) -> float | None:
+    def _after(self, cell: Cell, state: frozenset[int]) -> float:
         """Win probability of clicking ``cell`` in ``state`` and then playing best."""
         vals = self._values[cell]
         split: dict[int, list[int]] = {}

@@ -633,6 +633,8 @@ def classify(
             res.models = phase2.models
             stats["count_cells"] = len(sub.cells)
         if outside:
+            can_mine: bool | None
+            can_safe: bool | None
             if count_sat is None:
                 # The count cannot bind, so the fewest (``kmin``) and most (``kmax``)
                 # mines the undecided cells can hold are both achievable in full layouts.

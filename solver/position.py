@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar, cast
 
 from solver.errors import InvalidMoveError, InvalidPositionError
 
@@ -25,6 +26,8 @@ __all__ = [
     "Position",
     "neighbours",
 ]
+
+_T = TypeVar("_T")
 
 Cell = tuple[int, int]
 """A cell as ``(x, y)``: ``x`` the column, ``y`` the row, both 0-based."""
@@ -224,9 +227,9 @@ class Position:
             rows[y][x] = ch
         return Position(self.width, self.height, self.mines, tuple("".join(r) for r in rows))
 
-    def _cached(self, key: str, build):  # type: ignore[no-untyped-def]
+    def _cached(self, key: str, build: Callable[[], _T]) -> _T:
         try:
-            return self._cache[key]
+            return cast(_T, self._cache[key])
         except KeyError:
             value = self._cache[key] = build()
             return value
