@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from solver.errors import KaboomError
-from solver.position import Cell, Move, MoveKind, Position
+from solver.position import Cell, CellState, FirstClick, GameStatus, Move, MoveKind, Position
 from solver.session import Solver
 
 __all__ = [
@@ -34,10 +34,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-PLAYING = "playing"
-WON = "won"
-LOST = "lost"
 
 
 class ClientError(KaboomError, RuntimeError):
@@ -79,11 +75,11 @@ class GameView:
     """One game as the API returns it: the player's position, counters and settings."""
 
     id: str
-    status: str
+    status: GameStatus
     position: Position
     moves: int
     forced_guesses: int = 0
-    first_click: str = "safe"
+    first_click: FirstClick = FirstClick.SAFE
     forced_guess: str = "survive"
     outside_guess: bool = False
     seed: int | None = None
@@ -106,11 +102,11 @@ class GameView:
         safe = loss.get("safe_cell") if loss else None
         return cls(
             id=str(data["id"]),
-            status=str(data["status"]),
+            status=GameStatus(data["status"]),
             position=Position.from_rows(list(data["board"]), int(data["mines"])),
             moves=int(data.get("moves", 0)),
             forced_guesses=int(data.get("forced_guesses", 0)),
-            first_click=str(data.get("first_click", "safe")),
+            first_click=FirstClick(data.get("first_click", "safe")),
             forced_guess=str(data.get("forced_guess", "survive")),
             outside_guess=bool(data.get("outside_guess", False)),
             seed=data.get("seed"),
@@ -120,7 +116,7 @@ class GameView:
 
     @property
     def playing(self) -> bool:
-        return self.status == PLAYING
+        return self.status is GameStatus.PLAYING
 
 
 class GameClient(Protocol):
@@ -151,7 +147,10 @@ class Choice:
     reason: str
 
 
-def choose(position: Position, *, outside_guess: bool = False, first_click: str = "safe") -> Choice:
+def choose(
+    position: Position, *, outside_guess: bool = False,
+    first_click: FirstClick | str = FirstClick.SAFE,
+) -> Choice:
     """Chooses the next moves: proven safe cells, else one guess by the solver's strategy.
 
     Deduction is the solver's complete one (all numbers and the total mine count), so a
@@ -169,10 +168,12 @@ def choose_with(solver: Solver, position: Position) -> Choice:
     it learnt from the game's earlier positions (the same choice, found faster)."""
     plain = position
     if position.flags():
-        plain = position.with_cells(dict.fromkeys(position.flags(), "#"))
+        plain = position.with_cells(dict.fromkeys(position.flags(), CellState.COVERED.value))
     decision = solver.decide(plain)
     moves = tuple(
-        Move.flag(m.x, m.y) if m.kind is MoveKind.REVEAL and position.char(m.x, m.y) == "F" else m
+        Move.flag(m.x, m.y)
+        if m.kind is MoveKind.REVEAL and position.char(m.x, m.y) == CellState.FLAG
+        else m
         for m in decision.moves
     )
     if not decision.certain and moves and moves[0].kind is MoveKind.FLAG:
@@ -186,6 +187,8 @@ class GameResult:
 
     game_id: str | None
     status: str
+    """A :class:`~solver.position.GameStatus` value, or ``error`` when the game could
+    not be continued."""
     moves: int = 0
     forced_guesses: int = 0
     guesses: int = 0
@@ -196,7 +199,7 @@ class GameResult:
 
     @property
     def won(self) -> bool:
-        return self.status == WON
+        return self.status == GameStatus.WON
 
     def to_json(self) -> dict[str, Any]:
         loss = None
@@ -224,7 +227,9 @@ async def think_in_thread(solver: Solver, position: Position) -> Choice:
 
 def _stale(position: Position, move: Move) -> bool:
     """True when a planned reveal's cell was opened meanwhile (by a flood fill)."""
-    return move.kind is MoveKind.REVEAL and position.char(move.x, move.y) not in "#?"
+    return move.kind is MoveKind.REVEAL and position.char(move.x, move.y) not in (
+        CellState.COVERED, CellState.QUESTION
+    )
 
 
 async def play_game(

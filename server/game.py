@@ -26,12 +26,11 @@ from solver.errors import (
 )
 from solver.frontier import Frontier
 from solver.knowledge import CountEncoding, KnowledgeEngine, Status, random_layout
-from solver.position import COVERED_CHARS, Cell, Move, MoveKind, Position
+from solver.position import COVERED_CHARS, Cell, GameStatus, Move, MoveKind, Position
 from solver.probability import LayoutCounter, draw_layout
 
 __all__ = ["Game", "Loss", "Referee", "Rules", "Step"]
 
-GameStatus = Literal["playing", "won", "lost"]
 LossReason = Literal["certain_mine", "guess_while_safe", "outside_guess", "forced_guess"]
 
 
@@ -70,7 +69,7 @@ class Game:
     id: str
     rules: Rules
     rows: tuple[str, ...]
-    status: GameStatus = "playing"
+    status: GameStatus = GameStatus.PLAYING
     moves: int = 0
     forced_guesses: int = 0
     assisted: bool = False
@@ -109,12 +108,12 @@ class Game:
     @property
     def seed_shown(self) -> bool:
         """The seed is public once the game is over, or from the start when it was chosen."""
-        return self.rules.seeded or self.status != "playing"
+        return self.rules.seeded or self.status is not GameStatus.PLAYING
 
     @property
     def undo_allowed(self) -> bool:
         """Undo is offered after a loss and in a debug game."""
-        return self.moves > 0 and (self.status == "lost" or self.rules.debug)
+        return self.moves > 0 and (self.status is GameStatus.LOST or self.rules.debug)
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +209,7 @@ class Referee:
             raise InvalidMoveError(
                 f"({move.x}, {move.y}) is off the {game.rules.width}x{game.rules.height} board"
             )
-        if game.status != "playing":
+        if game.status is not GameStatus.PLAYING:
             raise IllegalMoveError(f"the game is over ({game.status})")
         self.sync(game)
         rng = random.Random(f"{game.rules.seed}:{game.moves}:{move}")
@@ -258,7 +257,7 @@ class Referee:
         if not targets:
             raise IllegalMoveError(f"({x}, {y}) has no covered unflagged neighbour to open")
         for cx, cy in targets:
-            if game.status != "playing":
+            if game.status is not GameStatus.PLAYING:
                 break
             if game.rows[cy][cx] in ("#", "?"):  # an earlier reveal may have opened it
                 game = self._reveal(game, cx, cy, rng, budget)
@@ -399,7 +398,7 @@ class Referee:
         covered = sum(r.count("#") + r.count("F") + r.count("?") for r in rows)
         if covered == game.rules.mines:
             rows = tuple("".join("F" if ch in COVERED_CHARS else ch for ch in r) for r in rows)
-            return self._finish(replace(game, rows=rows), "won", None)
+            return self._finish(replace(game, rows=rows), GameStatus.WON, None)
         return replace(game, rows=rows)
 
     def _explode(
@@ -432,7 +431,7 @@ class Referee:
                 elif mine:
                     changes[(x, y)] = "*"
         loss = Loss(c[0], c[1], reason, proof)
-        return self._finish(replace(game, rows=_set(game.rows, changes)), "lost", loss)
+        return self._finish(replace(game, rows=_set(game.rows, changes)), GameStatus.LOST, loss)
 
     @staticmethod
     def _finish(game: Game, status: GameStatus, loss: Loss | None) -> Game:

@@ -30,7 +30,7 @@ from solver.budget import Budget
 from solver.cache import CachePool
 from solver.errors import BudgetExceededError, IllegalMoveError, InvalidMoveError
 from solver.knowledge import Knowledge
-from solver.position import Cell, Move, Position
+from solver.position import Cell, GameStatus, Move, Position
 from solver.probability import probabilities
 from solver.proof import Proof, prove
 
@@ -207,13 +207,13 @@ class GameService:
 
     def _mark_assisted(self, game_id: str, token: str | None) -> Game:
         def compute(referee: Referee, game: Game) -> tuple[Game, Step | None]:
-            if game.status != "playing":
+            if game.status is not GameStatus.PLAYING:
                 raise IllegalMoveError(f"the game is over ({game.status}); nothing to analyse")
             return replace(game, assisted=True), None
 
         game = self.store.get(game_id)
         self.check_player(game, token)
-        if game.assisted and game.status == "playing":
+        if game.assisted and game.status is GameStatus.PLAYING:
             return game
         return self._change(
             game_id, token, compute, lambda before, after, _: self.store.commit(before, after)
@@ -260,7 +260,7 @@ class GameService:
         may ask, and the game is marked assisted.  After the game it is free and proves
         the cell in the position before the last move, where the loss was decided."""
         game = self.store.get(game_id)
-        if game.status == "playing":
+        if game.status is GameStatus.PLAYING:
             game = self._mark_assisted(game_id, token)
             position = game.position
         else:
@@ -273,7 +273,7 @@ class GameService:
     def hint(self, game_id: str, token: str | None) -> tuple[Game, Hint]:
         """A proven safe cell with the shortest proof among a few, or the best odds of a
         forced guess; only the player may ask, and the game is marked assisted."""
-        if self.store.get(game_id).status != "playing":
+        if self.store.get(game_id).status is not GameStatus.PLAYING:
             raise IllegalMoveError("the game is over; no hint to give")
         game = self._mark_assisted(game_id, token)
         position = game.position
@@ -313,7 +313,7 @@ class GameService:
     def replay(self, game_id: str) -> tuple[Game, Replay]:
         """The moves of a finished game, rebuilt from their undo records."""
         game = self.store.get(game_id)
-        if game.status == "playing":
+        if game.status is GameStatus.PLAYING:
             raise IllegalMoveError("the game is still being played; its replay comes at the end")
         rows = [list(r) for r in game.rows]
         moves = []
@@ -345,7 +345,7 @@ class GameService:
         (a move or an undo, made by any process), or at the timeout."""
         deadline = time.monotonic() + min(timeout, self.settings.long_poll_max_s)
         game = await asyncio.to_thread(self.store.get, game_id)
-        if game.moves != moves or game.status != "playing":
+        if game.moves != moves or game.status is not GameStatus.PLAYING:
             return game
         await self.watcher.wait(game_id, game.version, deadline)
         return await asyncio.to_thread(self.store.get, game_id)

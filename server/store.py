@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from server import migrations
 from server.errors import GameNotFoundError
 from server.game import Game, Loss, Rules, Step
+from solver.position import GameStatus
 
 __all__ = [
     "GameStore",
@@ -59,7 +60,7 @@ def game_to_dict(game: Game) -> dict[str, Any]:
         "id": game.id,
         "rules": {f: getattr(game.rules, f) for f in Rules.__dataclass_fields__},
         "rows": list(game.rows),
-        "status": game.status,
+        "status": game.status.value,
         "moves": game.moves,
         "forced_guesses": game.forced_guesses,
         "assisted": game.assisted,
@@ -82,7 +83,7 @@ def game_from_dict(data: dict[str, Any]) -> Game:
         id=data["id"],
         rules=Rules(**data["rules"]),
         rows=tuple(data["rows"]),
-        status=data["status"],
+        status=GameStatus(data["status"]),
         moves=data["moves"],
         forced_guesses=data["forced_guesses"],
         assisted=data["assisted"],
@@ -142,7 +143,7 @@ class _SqlStore:
             cur.execute(
                 "INSERT INTO games (id, state, version, status, updated_at)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (game.id, _state(game), game.version, game.status, time.time()),
+                (game.id, _state(game), game.version, game.status.value, time.time()),
             )
 
     def get(self, game_id: str) -> Game:
@@ -157,7 +158,8 @@ class _SqlStore:
         cur.execute(
             "UPDATE games SET state = ?, version = ?, status = ?, updated_at = ?"
             " WHERE id = ? AND version = ?",
-            (_state(after), after.version, after.status, time.time(), after.id, before.version),
+            (_state(after), after.version, after.status.value, time.time(), after.id,
+             before.version),
         )
         return bool(cur.rowcount == 1)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from solver.budget import Budget
-from solver.position import Position
+from solver.position import FirstClick, Position
 from solver.profiles import find_profile
 from solver.strategy import Decision, choose
 
@@ -27,7 +27,7 @@ def decide(
     flag_mines: bool = False,
     budget_s: float | None = None,
     profile: str = "strong",
-    first_click: str = "safe",
+    first_click: FirstClick | str = FirstClick.SAFE,
 ) -> Decision:
     """Chooses the moves to play in ``position``.
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from solver._kernels import Closure
 from solver.errors import InvalidPositionError
-from solver.position import COVERED_CHARS, Cell, Position
+from solver.position import COVERED_CHARS, Cell, CellState, Position
 
 __all__ = [
     "Component",
@@ -27,8 +27,9 @@ __all__ = [
     "frontier_of",
 ]
 
-_HASH, _FLAG, _QUESTION = (ord(ch) for ch in "#F?")
-assert frozenset("#F?") == frozenset(COVERED_CHARS)
+_HASH, _FLAG, _QUESTION = (
+    ord(s.value) for s in (CellState.COVERED, CellState.FLAG, CellState.QUESTION)
+)
 
 
 def _around(mask: np.ndarray) -> np.ndarray:

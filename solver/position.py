@@ -10,6 +10,7 @@ server's game and the simulator ever hold the mines.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -21,9 +22,13 @@ __all__ = [
     "COVERED_CHARS",
     "Cell",
     "CellState",
+    "FirstClick",
+    "GameStatus",
     "Move",
     "MoveKind",
     "Position",
+    "covered_count",
+    "neighbour_lists",
     "neighbours",
 ]
 
@@ -32,14 +37,9 @@ _T = TypeVar("_T")
 Cell = tuple[int, int]
 """A cell as ``(x, y)``: ``x`` the column, ``y`` the row, both 0-based."""
 
-COVERED_CHARS = frozenset("#F?")
-_OPEN_CHARS = frozenset("012345678")
-_END_CHARS = frozenset("X*!")
-_ALL_CHARS = COVERED_CHARS | _OPEN_CHARS | _END_CHARS
-
-
-class CellState(enum.Enum):
-    """The state of one cell as shown to the player (the board character)."""
+class CellState(enum.StrEnum):
+    """The state of one cell as shown to the player; its value is the board character,
+    so ``row[x] == CellState.FLAG`` reads a board string directly."""
 
     COVERED = "#"
     FLAG = "F"
@@ -66,12 +66,50 @@ class CellState(enum.Enum):
         return int(self.value) if self.value in _OPEN_CHARS else None
 
 
+COVERED_CHARS = frozenset(s.value for s in (CellState.COVERED, CellState.FLAG, CellState.QUESTION))
+"""The characters of covered cells: the player's marks count as covered."""
+_OPEN_CHARS = frozenset(str(n) for n in range(9))
+_END_CHARS = frozenset(s.value for s in (CellState.EXPLODED, CellState.MINE, CellState.WRONG_FLAG))
+_ALL_CHARS = COVERED_CHARS | _OPEN_CHARS | _END_CHARS
+
+
+class GameStatus(enum.StrEnum):
+    """Where a game stands; the API, the store, the bots and the simulator all use it."""
+
+    PLAYING = "playing"
+    WON = "won"
+    LOST = "lost"
+
+
+class FirstClick(enum.StrEnum):
+    """What the first click is guaranteed: its cell is never a mine (``safe``, known as
+    SFAR: Windows XP), or its neighbours are mine-free too, so it opens an area
+    (``opening``, known as SNR: Windows 7).  ``FirstClick("sfar")`` and ``"snr"`` read
+    the literature's names."""
+
+    SAFE = "safe"
+    OPENING = "opening"
+
+    @classmethod
+    def _missing_(cls, value: object) -> FirstClick | None:
+        return {"sfar": cls.SAFE, "snr": cls.OPENING}.get(str(value).lower())
+
+
 def neighbours(x: int, y: int, width: int, height: int) -> Iterator[Cell]:
     """Yields the up to eight cells around ``(x, y)`` that lie on the board."""
     for ny in range(max(0, y - 1), min(height, y + 2)):
         for nx in range(max(0, x - 1), min(width, x + 2)):
             if nx != x or ny != y:
                 yield nx, ny
+
+
+@functools.lru_cache(maxsize=16)
+def neighbour_lists(width: int, height: int) -> tuple[tuple[Cell, ...], ...]:
+    """:func:`neighbours` of every cell, indexed ``y * width + x``, for the loops that
+    visit many cells (a flood fill); kept for a few board sizes only."""
+    return tuple(
+        tuple(neighbours(i % width, i // width, width, height)) for i in range(width * height)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +151,8 @@ class Position:
     @classmethod
     def new(cls, width: int, height: int, mines: int) -> Position:
         """Returns the all-covered start position."""
-        return cls(width, height, mines, tuple("#" * width for _ in range(height)))
+        row = CellState.COVERED.value * width
+        return cls(width, height, mines, (row,) * height)
 
     @classmethod
     def from_text(cls, text: str) -> Position:
@@ -175,7 +214,7 @@ class Position:
         )
 
     def flags(self) -> tuple[Cell, ...]:
-        return tuple(c for c in self.covered() if self.rows[c[1]][c[0]] == "F")
+        return tuple(c for c in self.covered() if self.rows[c[1]][c[0]] == CellState.FLAG)
 
     def numbers(self) -> tuple[tuple[Cell, int], ...]:
         """Every open number as ``((x, y), n)``, row-major."""
@@ -286,4 +325,4 @@ class Move:
 
 def covered_count(rows: Iterable[str]) -> int:
     """Counts covered cells (``#``, ``F``, ``?``) in board rows."""
-    return sum(row.count("#") + row.count("F") + row.count("?") for row in rows)
+    return sum(row.count(ch) for row in rows for ch in COVERED_CHARS)

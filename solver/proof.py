@@ -20,7 +20,7 @@ from solver.budget import Budget
 from solver.errors import BudgetExceededError, InvalidPositionError, NoProofError
 from solver.frontier import Constraint, components, fold_constraints
 from solver.knowledge import Conflict, minimal_conflict
-from solver.position import Cell, Position
+from solver.position import Cell, Position, covered_count
 from solver.probability import count_component
 
 __all__ = ["Proof", "prove"]
@@ -192,7 +192,7 @@ def _proof(
 
 
 def _covered(position: Position) -> int:
-    return sum(r.count("#") + r.count("F") + r.count("?") for r in position.rows)
+    return covered_count(position.rows)
 
 
 def _constraint(position: Position, c: Cell) -> Constraint | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from solver.budget import Budget
 from solver.frontier import FrontierTracker
-from solver.position import Position
+from solver.position import FirstClick, Position
 from solver.profiles import Profile, find_profile
 from solver.strategy import Decision, choose
 
@@ -33,11 +33,11 @@ class Solver:
         self,
         profile: str | Profile = "strong",
         *,
-        first_click: str = "safe",
+        first_click: FirstClick | str = FirstClick.SAFE,
         outside_guess: bool = True,
     ) -> None:
         self.profile = find_profile(profile) if isinstance(profile, str) else profile
-        self.first_click = first_click
+        self.first_click = FirstClick(first_click)
         self.outside_guess = outside_guess
         self._frontier = FrontierTracker()
 

@@ -1,12 +1,12 @@
 """A seeded offline Minesweeper game for tests and benchmarks; it alone holds the mines.
 
 Standard rules with a uniform random layout, placed at the first click under one of two
-first-click rules:
+first-click rules (:class:`~solver.position.FirstClick`):
 
-* ``sfar`` ("safe first and random", Windows XP): the first cell is never a mine;
-* ``snr`` ("safe neighbourhood", Windows 7): the first cell and its neighbours are
-  mine-free, so the first click opens an area (falls back to ``sfar`` when the mines
-  leave no room).
+* ``safe`` (SFAR, "safe first and random", Windows XP): the first cell is never a mine;
+* ``opening`` (SNR, "safe neighbourhood", Windows 7): the first cell and its neighbours
+  are mine-free, so the first click opens an area (falls back to ``safe`` when the
+  mines leave no room).
 
 The same ``(width, height, mines, rule, seed)`` and the same first click always give
 the same game.
@@ -14,13 +14,24 @@ the same game.
 
 from __future__ import annotations
 
-import enum
 import random
 
 from solver.errors import IllegalMoveError, InvalidMoveError
-from solver.position import Cell, Move, MoveKind, Position, neighbours
+from solver.position import (
+    Cell,
+    CellState,
+    FirstClick,
+    GameStatus,
+    Move,
+    MoveKind,
+    Position,
+    neighbour_lists,
+    neighbours,
+)
 
-__all__ = ["PRESETS", "FirstClick", "Outcome", "SimulatedGame", "preset"]
+__all__ = ["PRESETS", "SimulatedGame", "preset"]
+
+COVERED, FLAG = CellState.COVERED.value, CellState.FLAG.value
 
 PRESETS: dict[str, tuple[int, int, int]] = {
     "beginner": (9, 9, 10),
@@ -37,19 +48,6 @@ def preset(name: str) -> tuple[int, int, int]:
         raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None
 
 
-class FirstClick(enum.StrEnum):
-    """Which cells the first click is guaranteed to keep free of mines."""
-
-    SFAR = "sfar"
-    SNR = "snr"
-
-
-class Outcome(enum.StrEnum):
-    PLAYING = "playing"
-    WON = "won"
-    LOST = "lost"
-
-
 class SimulatedGame:
     """One game: the hidden layout, the player's board, and the outcome so far."""
 
@@ -59,7 +57,7 @@ class SimulatedGame:
         height: int,
         mines: int,
         *,
-        rule: FirstClick | str = FirstClick.SFAR,
+        rule: FirstClick | str = FirstClick.SAFE,
         seed: int = 0,
     ) -> None:
         if not 0 <= mines < width * height:
@@ -68,9 +66,9 @@ class SimulatedGame:
         self.rule = FirstClick(rule)
         self.seed = seed
         self.layout: frozenset[Cell] | None = None
-        self.outcome = Outcome.PLAYING
+        self.outcome = GameStatus.PLAYING
         self.moves = 0
-        self._board = [["#"] * width for _ in range(height)]
+        self._board = [[COVERED] * width for _ in range(height)]
         self._covered = width * height
 
     # ------------------------------------------------------------------ view
@@ -86,48 +84,48 @@ class SimulatedGame:
         return self._covered
 
     # ------------------------------------------------------------------ moves
-    def play(self, move: Move) -> Outcome:
+    def play(self, move: Move) -> GameStatus:
         """Applies a reveal, flag or chord; returns the outcome after it."""
-        if self.outcome is not Outcome.PLAYING:
+        if self.outcome is not GameStatus.PLAYING:
             raise IllegalMoveError("the game is over")
         if not (0 <= move.x < self.width and 0 <= move.y < self.height):
             raise InvalidMoveError(f"{move} is off the board")
         self.moves += 1
         if move.kind is MoveKind.FLAG:
             ch = self._board[move.y][move.x]
-            if ch in "#F":
-                self._board[move.y][move.x] = "F" if ch == "#" else "#"
+            if ch in (COVERED, FLAG):
+                self._board[move.y][move.x] = FLAG if ch == COVERED else COVERED
             return self.outcome
         if move.kind is MoveKind.CHORD:
             return self._chord(move.x, move.y)
         return self.reveal(move.x, move.y)
 
-    def reveal(self, x: int, y: int) -> Outcome:
+    def reveal(self, x: int, y: int) -> GameStatus:
         """Opens ``(x, y)`` (flood-filling zeros); a mine loses the game."""
-        if self._board[y][x] != "#":
-            if self._board[y][x] == "F":
+        if self._board[y][x] != COVERED:
+            if self._board[y][x] == FLAG:
                 return self.outcome
             raise IllegalMoveError(f"({x}, {y}) is already open")
         if self.layout is None:
             self.layout = self._place(x, y)
         if (x, y) in self.layout:
-            self._board[y][x] = "X"
-            self.outcome = Outcome.LOST
+            self._board[y][x] = CellState.EXPLODED.value
+            self.outcome = GameStatus.LOST
             return self.outcome
         self._open(x, y)
         if self._covered == self.mines:
-            self.outcome = Outcome.WON
+            self.outcome = GameStatus.WON
         return self.outcome
 
-    def _chord(self, x: int, y: int) -> Outcome:
+    def _chord(self, x: int, y: int) -> GameStatus:
         ch = self._board[y][x]
         if not ch.isdigit():
             raise IllegalMoveError(f"({x}, {y}) is not an open number")
         around = list(neighbours(x, y, self.width, self.height))
-        if sum(self._board[ny][nx] == "F" for nx, ny in around) != int(ch):
+        if sum(self._board[ny][nx] == FLAG for nx, ny in around) != int(ch):
             return self.outcome
         for nx, ny in around:
-            if self._board[ny][nx] == "#" and self.reveal(nx, ny) is not Outcome.PLAYING:
+            if self._board[ny][nx] == COVERED and self.reveal(nx, ny) is not GameStatus.PLAYING:
                 break
         return self.outcome
 
@@ -135,7 +133,7 @@ class SimulatedGame:
     def _place(self, x: int, y: int) -> frozenset[Cell]:
         rng = random.Random(self.seed)
         keep_free = {(x, y)}
-        if self.rule is FirstClick.SNR:
+        if self.rule is FirstClick.OPENING:
             free = keep_free | set(neighbours(x, y, self.width, self.height))
             if self.width * self.height - len(free) >= self.mines:
                 keep_free = free
@@ -151,27 +149,15 @@ class SimulatedGame:
         layout = self.layout
         assert layout is not None
         board, width, height = self._board, self.width, self.height
-        around_of = _neighbour_lists(width, height)
+        around_of = neighbour_lists(width, height)
         stack = [(x, y)]
         while stack:
             cx, cy = stack.pop()
-            if board[cy][cx] != "#":
+            if board[cy][cx] != COVERED:
                 continue
             around = around_of[cy * width + cx]
             n = sum(1 for c in around if c in layout)
             board[cy][cx] = str(n)
             self._covered -= 1
             if n == 0:
-                stack.extend(c for c in around if board[c[1]][c[0]] == "#")
-
-
-_TABLES: dict[tuple[int, int], list[list[Cell]]] = {}
-
-
-def _neighbour_lists(width: int, height: int) -> list[list[Cell]]:
-    table = _TABLES.get((width, height))
-    if table is None:
-        table = _TABLES[(width, height)] = [
-            list(neighbours(i % width, i // width, width, height)) for i in range(width * height)
-        ]
-    return table
+                stack.extend(c for c in around if board[c[1]][c[0]] == COVERED)

@@ -20,7 +20,7 @@ from solver.frontier import Component, Constraint, Frontier, FrontierTracker, co
 from solver.groups import GroupResult, reduce_groups
 from solver.guess import Situation, guess
 from solver.knowledge import classify
-from solver.position import Cell, Move, Position
+from solver.position import Cell, CellState, FirstClick, Move, Position
 from solver.profiles import PROFILES, Profile
 
 __all__ = ["Decision", "choose", "first_cell"]
@@ -37,14 +37,17 @@ class Decision:
     probabilities: dict[Cell, float] | None = None
 
 
-def first_cell(position: Position, rule: str = "safe", profile: Profile | None = None) -> Cell:
+def first_cell(
+    position: Position, rule: FirstClick | str = FirstClick.SAFE, profile: Profile | None = None
+) -> Cell:
     """The first click per first-click rule: a corner when only the cell is safe
     (seed 002), a cell two in from the corner when its neighbours are safe too.
 
     Clamped to the board (measured figures in ``docs/solver.md``).
     """
     profile = profile or PROFILES["strong"]
-    x, y = profile.first_opening if rule in ("opening", "snr") else profile.first_safe
+    opening = FirstClick(rule) is FirstClick.OPENING
+    x, y = profile.first_opening if opening else profile.first_safe
     return min(x, position.width - 1), min(y, position.height - 1)
 
 
@@ -57,7 +60,7 @@ def choose(
     want_probabilities: bool = False,
     flag_mines: bool = False,
     budget: Budget | None = None,
-    first_click: str = "safe",
+    first_click: FirstClick | str = FirstClick.SAFE,
     tracker: FrontierTracker | None = None,
 ) -> Decision:
     """Picks the moves to play; see :func:`solver.advisor.decide`.
@@ -69,22 +72,24 @@ def choose(
     budget = budget or Budget(None)
     if position.is_start:
         cell = first_cell(position, first_click, profile)
-        return Decision((Move.reveal(*cell),), f"first click ({first_click})", "first", True)
+        reason = f"first click ({FirstClick(first_click)})"
+        return Decision((Move.reveal(*cell),), reason, "first", True)
     tracker = tracker or FrontierTracker()
     tracker.update(position)
     known = dict(tracker.decided)
-    certain = {c for c, m in known.items() if not m and position.char(*c) != "F"}
+    certain = {c for c, m in known.items() if not m and position.char(*c) != CellState.FLAG}
     algorithm = "trivial"
     if not certain:
         certain = _groups(tracker.components(), known)
-        certain = {c for c in certain if position.char(*c) != "F"}  # flags block reveals
+        certain = {c for c in certain if position.char(*c) != CellState.FLAG}  # flags block reveals
         algorithm = "groups"
     analysis: _Analysis | None = None
     if not certain or want_probabilities:
         analysis = _analyse(position, tracker.frontier(), known, profile, budget)
         if not certain:
             certain = {
-                c for c, m in analysis.known.items() if not m and position.char(*c) != "F"
+                c for c, m in analysis.known.items()
+                if not m and position.char(*c) != CellState.FLAG
             }
             known = analysis.known
             algorithm = "count" if analysis.count is not None else "sat"
@@ -92,7 +97,7 @@ def choose(
     if flag_mines:
         moves += [
             Move.flag(*c) for c in position.covered()
-            if known.get(c) and position.char(*c) != "F"
+            if known.get(c) and position.char(*c) != CellState.FLAG
         ]
     probs = analysis.probs if analysis is not None and want_probabilities else None
     if certain:
@@ -103,7 +108,7 @@ def choose(
     if not undecided:
         return Decision(tuple(moves), "nothing left to reveal", "none", True, probs)
     frontier = set(analysis.frontier.cells)
-    candidates = [c for c in undecided if position.char(*c) != "F"] or undecided
+    candidates = [c for c in undecided if position.char(*c) != CellState.FLAG] or undecided
     if not outside_guess:
         candidates = [c for c in candidates if c in frontier] or candidates
     situation = Situation(position, profile, analysis.frontier, analysis.known,

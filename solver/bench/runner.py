@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from solver.approx import approximate
-from solver.position import MoveKind
+from solver.position import CellState, FirstClick, GameStatus, MoveKind
 from solver.session import Solver
-from solver.simulator import FirstClick, Outcome, SimulatedGame
+from solver.simulator import SimulatedGame
 
 __all__ = [
     "GameResult", "Setup", "Summary", "game_seed", "play_game", "play_games", "run_games",
@@ -90,14 +90,13 @@ def play_game(
     """Plays one game to the end with a :class:`~solver.session.Solver`; ``rule`` is
     ``sfar`` or ``snr``."""
     game = SimulatedGame(width, height, mines, rule=rule, seed=seed)
-    first = "opening" if FirstClick(rule) is FirstClick.SNR else "safe"
-    solver = Solver(profile, first_click=first)
+    solver = Solver(profile, first_click=FirstClick(rule))
     by_alg: Counter[str] = Counter()
     decisions = guesses = 0
     predictions: list[tuple[float, float, bool]] = []
     start = time.perf_counter()
     cpu_start = time.process_time()
-    while game.outcome is Outcome.PLAYING:
+    while game.outcome is GameStatus.PLAYING:
         position = game.position()
         d = solver.decide(position, probabilities=calibrate)
         decisions += 1
@@ -112,14 +111,14 @@ def play_game(
                 rough = approximate(position).cells[m.cell]
                 predictions.append((d.probabilities[m.cell], rough, m.cell in game.layout))
         for move in d.moves:
-            if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != "#":
+            if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != CellState.COVERED:
                 continue  # opened meanwhile by a flood fill
-            if game.play(move) is not Outcome.PLAYING:
+            if game.play(move) is not GameStatus.PLAYING:
                 break
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     return GameResult(
-        seed, game.outcome is Outcome.WON, seconds, cpu, decisions, guesses, dict(by_alg),
+        seed, game.outcome is GameStatus.WON, seconds, cpu, decisions, guesses, dict(by_alg),
         tuple(predictions),
     )
 

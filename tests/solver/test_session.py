@@ -9,15 +9,15 @@ import pytest
 from solver.advisor import decide
 from solver.errors import InvalidPositionError
 from solver.frontier import FrontierTracker, components, frontier_of
-from solver.position import MoveKind, Position
+from solver.position import GameStatus, MoveKind, Position
 from solver.session import Solver
-from solver.simulator import Outcome, SimulatedGame
+from solver.simulator import SimulatedGame
 
 
 def _random_safe_play(game: SimulatedGame, rng: random.Random):  # type: ignore[no-untyped-def]
     """Yields the positions of a game played by opening 1-5 random safe cells a move."""
     game.reveal(rng.randrange(game.width), rng.randrange(game.height))
-    while game.outcome is Outcome.PLAYING:
+    while game.outcome is GameStatus.PLAYING:
         position = game.position()
         yield position
         assert game.layout is not None
@@ -89,12 +89,12 @@ def test_solver_makes_the_stateless_moves(
     for seed in range(games):
         game = SimulatedGame(*size, rule=rule, seed=1000 + seed)
         solver = Solver(profile, first_click=first)
-        while game.outcome is Outcome.PLAYING:
+        while game.outcome is GameStatus.PLAYING:
             position = game.position()
             d = solver.decide(position)
             assert d == decide(position, profile=profile, first_click=first), position
             for move in d.moves:
                 if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != "#":
                     continue
-                if game.play(move) is not Outcome.PLAYING:
+                if game.play(move) is not GameStatus.PLAYING:
                     break

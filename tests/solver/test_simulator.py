@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from solver.position import Move
-from solver.simulator import Outcome, SimulatedGame, preset
+from solver.position import GameStatus, Move
+from solver.simulator import SimulatedGame, preset
 
 
 @pytest.mark.parametrize("seed", range(30))
 def test_sfar_first_click_never_a_mine(seed: int) -> None:
     game = SimulatedGame(9, 9, 10, rule="sfar", seed=seed)
-    assert game.reveal(4, 4) is not Outcome.LOST
+    assert game.reveal(4, 4) is not GameStatus.LOST
     assert game.layout is not None and len(game.layout) == 10
     assert (4, 4) not in game.layout
 
@@ -57,7 +57,7 @@ def test_numbers_match_layout_and_win() -> None:
         for x in range(9):
             if (x, y) not in layout and game.char(x, y) == "#":
                 game.reveal(x, y)
-    assert game.outcome is Outcome.WON
+    assert game.outcome is GameStatus.WON
     assert game.covered == 10
 
 
@@ -67,6 +67,6 @@ def test_mine_loses_and_flags_block() -> None:
     assert game.layout is not None
     mine = next(iter(game.layout))
     game.play(Move.flag(*mine))
-    assert game.reveal(*mine) is Outcome.PLAYING  # flagged: nothing happens
+    assert game.reveal(*mine) is GameStatus.PLAYING  # flagged: nothing happens
     game.play(Move.flag(*mine))
-    assert game.reveal(*mine) is Outcome.LOST
+    assert game.reveal(*mine) is GameStatus.LOST
