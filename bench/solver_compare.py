@@ -38,6 +38,15 @@ def parse_profile(spec: str) -> str:
     return spec
 
 
+def mcnemar(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value: the discordant pairs as a fair coin's flips."""
+    n, k = a_only + b_only, min(a_only, b_only)
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="expert")
@@ -61,15 +70,17 @@ def main() -> None:
         out[spec] = s.to_dict()
         print(f"{spec:40s} won {s.wins}/{s.games} = {100 * s.win_rate:.2f} % "
               f"[{100 * s.wilson_low:.2f}, {100 * s.wilson_high:.2f}]  "
-              f"median {s.ms_median:.1f} ms  mean {s.ms_mean:.1f} ms")
+              f"CPU ms a game median {s.cpu_ms_median:.2f} mean {s.cpu_ms_mean:.2f}")
     for spec in challengers:
         pairs = list(zip(results[args.a], results[spec], strict=True))
         a_only = sum(x.won and not y.won for x, y in pairs)
         b_only = sum(y.won and not x.won for x, y in pairs)
         n = a_only + b_only
         z = (b_only - a_only) / math.sqrt(n) if n else 0.0
-        print(f"{spec}: only A won {a_only}, only B won {b_only}; z(B - A) = {z:+.2f}")
-        out[f"discordant {spec}"] = {"a_only": a_only, "b_only": b_only, "z": z}
+        p = mcnemar(a_only, b_only)
+        print(f"{spec}: only A won {a_only}, only B won {b_only}; z(B - A) = {z:+.2f}, "
+              f"exact McNemar p = {p:.4f}")
+        out[f"discordant {spec}"] = {"a_only": a_only, "b_only": b_only, "z": z, "p": p}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=2)

@@ -48,7 +48,16 @@ def layouts(
 
 @dataclass
 class Endgame:
-    """The win-probability search over a list of layouts, memoised on layout sets."""
+    """The win-probability search over a list of layouts, memoised on layout sets.
+
+    A set of layouts is a bitset (a Python int, bit ``i`` for layout ``i``), and for
+    each cell and each number it may show, the layouts in which it shows it are one
+    too, so splitting a set by a click is an ``&`` per number.  Two bounds prune
+    without changing the result: a click can win no more often than it is safe (cells
+    are tried safest first and the rest skipped once the best win beats their
+    safety), and a click's value stops being summed once what its remaining numbers
+    could add cannot beat the best.
+    """
 
     position: Position
     layouts: Sequence[frozenset[Cell]]
@@ -56,77 +65,92 @@ class Endgame:
     node_limit: int = 20_000
 
     def __post_init__(self) -> None:
-        self._memo: dict[frozenset[int], float] = {}
+        self._memo: dict[int, float] = {}
         self._nodes = 0
-        # values[c][i]: the number cell c shows under layout i (or -1: c is a mine there)
+        # per cell: the layouts that mine it, and per number it shows, those that show it
         pos = self.position
-        self._values: dict[Cell, list[int]] = {}
+        self._mine: dict[Cell, int] = {}
+        self._shows: dict[Cell, list[int]] = {}
         for c in self.cells:
             around = list(pos.neighbours(*c))
-            self._values[c] = [
-                -1 if c in lay else sum(1 for d in around if d in lay) for lay in self.layouts
-            ]
+            mine = 0
+            shows: dict[int, int] = {}
+            for i, lay in enumerate(self.layouts):
+                if c in lay:
+                    mine |= 1 << i
+                else:
+                    v = sum(1 for d in around if d in lay)
+                    shows[v] = shows.get(v, 0) | 1 << i
+            self._mine[c] = mine
+            self._shows[c] = list(shows.values())
 
     def best(self, first: Iterable[Cell] | None = None) -> tuple[Cell, float] | None:
         """The best cell to click now (among ``first``) and its win probability;
         ``None`` when the search is too large."""
-        state = frozenset(range(len(self.layouts)))
+        state = (1 << len(self.layouts)) - 1
+        total = len(self.layouts)
         options = list(first) if first is not None else list(self.cells)
-        options = [c for c in options if c in self._values and max(self._values[c]) >= 0]
+        options = [c for c in options if self._shows.get(c)]
+        # safest first; ties (within rounding) go to the safer cell, then reading order
+        options.sort(key=lambda c: (self._mine[c].bit_count(), c[1], c[0]))
+        top, scored = 0.0, []
         try:
-            scored = [(self._after(c, state), c) for c in options]
+            for c in options:
+                if (total - self._mine[c].bit_count()) / total < top - 1e-12:
+                    break
+                w = self._after(c, state, top - 1e-9)
+                scored.append((w, c))
+                top = max(top, w)
         except _Abort:
             return None
         if not scored:
             return None
-        # ties (within rounding) go to the safer cell, then to reading order
-        top = max(w for w, _ in scored)
-        tied = [c for w, c in scored if w >= top - 1e-12]
-        cell = min(tied, key=lambda c: (sum(v < 0 for v in self._values[c]), c[1], c[0]))
+        cell = next(c for w, c in scored if w >= top - 1e-12)
         return cell, top
 
-    def _win(self, state: frozenset[int]) -> float:
+    def _win(self, state: int) -> float:
         hit = self._memo.get(state)
         if hit is not None:
             return hit
         self._nodes += 1
         if self._nodes > self.node_limit:
             raise _Abort
-        best = 0.0
-        undecided = []
-        for c, vals in self._values.items():
-            mines = sum(1 for i in state if vals[i] < 0)
+        n = state.bit_count()
+        risky: list[tuple[int, Cell]] = []
+        for c, mine in self._mine.items():
+            mines = (state & mine).bit_count()
             if mines == 0:
                 # a certainly safe cell that still tells something: play it first
-                if len({vals[i] for i in state}) > 1:
-                    undecided = [c]
-                    break
-            elif mines < len(state):
-                undecided.append(c)
-        if not undecided:
-            best = 1.0  # every cell agrees: the rest is certain
-        else:
-            for c in undecided:
-                w = self._after(c, state)
-                if w > best:
-                    best = w
-                    if best >= 1.0:
-                        break
+                if sum(1 for m in self._shows[c] if state & m) > 1:
+                    best = self._after(c, state, -1.0)
+                    self._memo[state] = best
+                    return best
+            elif mines < n:
+                risky.append((mines, c))
+        best = 0.0 if risky else 1.0  # no cell left undecided: the rest is certain
+        risky.sort()
+        for mines, c in risky:
+            if (n - mines) / n <= best:
+                break  # no click from here on is safe often enough to win more
+            best = max(best, self._after(c, state, best))
         self._memo[state] = best
         return best
 
-    def _after(self, cell: Cell, state: frozenset[int]) -> float:
-        """Win probability of clicking ``cell`` in ``state`` and then playing best."""
-        vals = self._values[cell]
-        split: dict[int, list[int]] = {}
-        for i in state:
-            v = vals[i]
-            if v >= 0:
-                split.setdefault(v, []).append(i)
-        if not split:
-            return 0.0
-        total = len(state)
-        return sum(len(s) / total * self._win(frozenset(s)) for s in split.values())
+    def _after(self, cell: Cell, state: int, floor: float) -> float:
+        """Win probability of clicking ``cell`` in ``state`` and then playing best, or
+        some value at most ``floor`` when it cannot beat ``floor``."""
+        n = state.bit_count()
+        left = (n - (state & self._mine[cell]).bit_count()) / n
+        got = 0.0
+        for shows in self._shows[cell]:
+            part = state & shows
+            if part:
+                share = part.bit_count() / n
+                got += share * self._win(part)
+                left -= share
+                if got + left <= floor:
+                    return got
+        return got
 
 
 class _Abort(Exception):

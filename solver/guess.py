@@ -295,9 +295,17 @@ def _shortlist(s: Situation, best_p: float) -> list[Cell]:
                    key=p.__getitem__)
     out = [c for c in s.candidates if c not in frontier and p[c] <= limit + 1e-12]
     out.sort(key=lambda c: (s.covered_around(c), c[1], c[0]))
-    return inner[: max(1, profile.candidates - profile.outside_candidates)] + out[
+    chosen = inner[: max(1, profile.candidates - profile.outside_candidates)] + out[
         : profile.outside_candidates
     ]
+    if profile.near_outside and out:
+        position, rest = s.position, set(out[profile.outside_candidates :])
+        near = {n for f in s.frontier.cells if f not in s.known
+                for n in position.neighbours(*f) if n in rest}
+        chosen += sorted(near, key=lambda c: (s.covered_around(c), c[1], c[0]))[
+            : profile.near_outside
+        ]
+    return chosen
 
 
 def _outlook(s: Situation, cell: Cell, outside: frozenset[Cell]) -> lookahead.Outlook:

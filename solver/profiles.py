@@ -32,6 +32,9 @@ class Profile:
     best safety (JSMinesweeper: 0.9) instead of within ``tolerance``."""
     outside_candidates: int = 3
     """Outside cells among the candidates (fewest undecided neighbours first)."""
+    near_outside: int = 0
+    """More outside candidates: cells next to an undecided frontier cell (their number
+    can tell the frontier apart), fewest undecided neighbours first."""
     avoid_dead: bool = False
     """Rank cells that can show only one number (they teach nothing) last."""
     dominance: bool = False

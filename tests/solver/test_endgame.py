@@ -79,3 +79,44 @@ def test_two_cells_one_mine_then_certain() -> None:
     assert best is not None
     cell, win = best
     assert win == pytest.approx(2 / 3) and cell in {(2, 0), (2, 1)}
+
+
+def _naive_win(position: Position, lays: list[frozenset], cells: list) -> float:
+    """The game's value by plain recursion: no memo, no pruning, every cell tried."""
+    def shows(c, lay):  # type: ignore[no-untyped-def]
+        return -1 if c in lay else sum(n in lay for n in position.neighbours(*c))
+
+    def value(state):  # type: ignore[no-untyped-def]
+        undecided = [c for c in cells if len({c in lay for lay in state}) > 1]
+        if not undecided:
+            return 1.0
+        # a click that is always safe and always shows the same number changes nothing
+        useful = [c for c in cells if any(c not in lay for lay in state)
+                  and len({shows(c, lay) for lay in state}) > 1]
+        return max(after(c, state) for c in useful)
+
+    def after(c, state):  # type: ignore[no-untyped-def]
+        split: dict[int, list] = {}
+        for lay in state:
+            v = shows(c, lay)
+            if v >= 0:
+                split.setdefault(v, []).append(lay)
+        return sum(len(s) / len(state) * value(s) for s in split.values())
+
+    return value(lays)
+
+
+@settings(max_examples=60, deadline=None)
+@given(params=boards)
+def test_win_chance_equals_plain_recursion(params) -> None:
+    position = make_position(params)
+    lays = layouts(position, limit=10**6)
+    assert lays is not None
+    if not lays or len(lays) > 24 or position.is_start:
+        return
+    cells = list(position.covered())
+    found = Endgame(position, lays, cells, node_limit=10**6).best()
+    if found is None:  # nothing to click: every covered cell is a mine
+        assert all(c in lay for c in cells for lay in lays)
+        return
+    assert found[1] == pytest.approx(_naive_win(position, lays, cells), abs=1e-9)
