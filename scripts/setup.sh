@@ -4,8 +4,9 @@
 #   scripts/setup.sh --test     also the test extra: pytest, Playwright, ruff, build... (./test.sh)
 #   --system                    also the Debian packages the tests drive (Chromium, Xvfb,
 #                               sgt-puzzles, gnome-mines, PostgreSQL), when missing and apt-get may be used
-# pip runs only when pyproject.toml changed since the last setup of that kind: a stamp in
-# .venv holds its hash, so a second ./run.sh starts the server at once.
+# pip runs only when pyproject.toml (or the Cython kernel's sources) changed since the last
+# setup of that kind: a stamp in .venv holds their hash, so a second ./run.sh starts the
+# server at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +45,8 @@ if [[ $kind == test && ! -f node_modules/axe-core/axe.min.js ]]; then
   npm ci --silent --no-audit --no-fund >/dev/null
 fi
 
-hash=$(sha256sum pyproject.toml | cut -d' ' -f1)
+# The compiled kernel is built by that install too, so its sources count as well.
+hash=$(cat pyproject.toml $(ls setup.py solver/*.pyx 2>/dev/null) | sha256sum | cut -d' ' -f1)
 done_for() { [[ -x .venv/bin/kaboom && "$(cat ".venv/.kaboom-setup-$1" 2>/dev/null)" == "$hash" ]]; }
 # A test setup holds everything playing needs, so it serves ./run.sh too.
 if done_for test || { [[ $kind == play ]] && done_for play; }; then

@@ -48,6 +48,17 @@ def test_pip_runs_once_per_pyproject_and_the_test_setup_serves_play(tmp_path: Pa
     assert setup(tmp) == []  # the test setup holds everything playing needs
 
 
+def test_a_changed_kernel_source_is_built_again(tmp_path: Path) -> None:
+    tmp = checkout(tmp_path)
+    (tmp / "solver").mkdir()
+    kernel = tmp / "solver" / "_kernels.pyx"
+    kernel.write_text("# v1\n")
+    assert setup(tmp) == ["-m pip install -q -e ."]
+    assert setup(tmp) == []
+    kernel.write_text("# v2\n")
+    assert setup(tmp) == ["-m pip install -q -e ."]
+
+
 def test_unknown_option_is_refused(tmp_path: Path) -> None:
     tmp = checkout(tmp_path)
     done = subprocess.run(["bash", "scripts/setup.sh", "--tests"], cwd=tmp,
