@@ -445,3 +445,177 @@ cdef int[::1] array_int(int n):
 
 cdef signed char[::1] array_byte(int n):
     return array("b", bytes(n))
+
+
+# ---------------------------------------------------------------------- the endgame
+from libc.stdint cimport uint64_t
+from libc.string cimport memcpy
+from cpython.bytes cimport PyBytes_FromStringAndSize
+
+
+cdef class WinSearch:
+    """The exact win-probability search over a set of equally likely layouts.
+
+    A set of layouts is a bitset of ``words`` 64-bit words.  For each cell, ``mine`` holds
+    the layouts that mine it and ``shows`` one bitset per number it can show.  Values
+    are memoised by bitset; two bounds prune without changing the result (see
+    :class:`solver.endgame.Endgame`, which builds it).
+    """
+
+    cdef int words, cells, nvals_max
+    cdef uint64_t* mine      # mine[c * words + w]
+    cdef uint64_t* shows     # shows[(c * nvals_max + k) * words + w]
+    cdef int* nvals          # numbers cell c can show
+    cdef long nodes, node_limit
+    cdef bint aborted
+    cdef dict memo
+
+    def __cinit__(self, list mine, list shows, int layouts, long node_limit):
+        cdef int c, k, w
+        self.words = (layouts + 63) // 64
+        self.cells = len(mine)
+        self.nvals_max = max([len(s) for s in shows] + [1])
+        self.mine = <uint64_t*>malloc((self.cells * self.words + 1) * sizeof(uint64_t))
+        self.shows = <uint64_t*>malloc(
+            (self.cells * self.nvals_max * self.words + 1) * sizeof(uint64_t))
+        self.nvals = <int*>malloc((self.cells + 1) * sizeof(int))
+        self.node_limit = node_limit
+        self.nodes = 0
+        self.aborted = False
+        self.memo = {}
+        for c in range(self.cells):
+            _fill(self.mine + c * self.words, mine[c], self.words)
+            self.nvals[c] = len(shows[c])
+            for k in range(len(shows[c])):
+                _fill(self.shows + (c * self.nvals_max + k) * self.words, shows[c][k],
+                      self.words)
+
+    def __dealloc__(self):
+        free(self.mine)
+        free(self.shows)
+        free(self.nvals)
+
+    def after(self, int cell, object state, double floor):
+        """The win probability of clicking ``cell`` in ``state`` (a Python int bitset)
+        and playing best after; ``None`` past the node limit."""
+        cdef uint64_t* s = <uint64_t*>malloc(self.words * sizeof(uint64_t))
+        cdef double got
+        try:
+            _fill(s, state, self.words)
+            got = self._after(cell, s, floor)
+            return None if self.aborted else got
+        finally:
+            free(s)
+
+    @property
+    def nodes(self):
+        return self.nodes
+
+    cdef double _win(self, uint64_t* state):
+        cdef int c, k, w, n, mines, distinct, count = 0, i, j
+        cdef double best, got
+        cdef int* order
+        cdef int* weight
+        cdef uint64_t* m
+        key = PyBytes_FromStringAndSize(<char*>state, self.words * 8)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        self.nodes += 1
+        if self.nodes > self.node_limit:
+            self.aborted = True
+            return 0.0
+        n = _count(state, state, self.words)
+        order = <int*>malloc((self.cells + 1) * sizeof(int))
+        weight = <int*>malloc((self.cells + 1) * sizeof(int))
+        try:
+            for c in range(self.cells):
+                mines = _count(state, self.mine + c * self.words, self.words)
+                if mines == 0:
+                    # a certainly safe cell that still tells something: play it first
+                    distinct = 0
+                    for k in range(self.nvals[c]):
+                        m = self.shows + (c * self.nvals_max + k) * self.words
+                        if _any(state, m, self.words):
+                            distinct += 1
+                    if distinct > 1:
+                        best = self._after(c, state, -1.0)
+                        if not self.aborted:
+                            self.memo[key] = best
+                        return best
+                elif mines < n:
+                    # insertion by mines, then cell order: safest first
+                    i = count
+                    while i > 0 and weight[i - 1] > mines:
+                        order[i] = order[i - 1]
+                        weight[i] = weight[i - 1]
+                        i -= 1
+                    order[i] = c
+                    weight[i] = mines
+                    count += 1
+            best = 0.0 if count else 1.0
+            for j in range(count):
+                if <double>(n - weight[j]) / n <= best:
+                    break
+                got = self._after(order[j], state, best)
+                if self.aborted:
+                    return 0.0
+                if got > best:
+                    best = got
+            self.memo[key] = best
+            return best
+        finally:
+            free(order)
+            free(weight)
+
+    cdef double _after(self, int cell, uint64_t* state, double floor):
+        cdef int k, w, n, part_n
+        cdef double left, got = 0.0, share
+        cdef uint64_t* m
+        cdef uint64_t* part = <uint64_t*>malloc(self.words * sizeof(uint64_t))
+        try:
+            n = _count(state, state, self.words)
+            left = <double>(n - _count(state, self.mine + cell * self.words, self.words)) / n
+            for k in range(self.nvals[cell]):
+                m = self.shows + (cell * self.nvals_max + k) * self.words
+                part_n = 0
+                for w in range(self.words):
+                    part[w] = state[w] & m[w]
+                    part_n += __builtin_popcountll(part[w])
+                if part_n:
+                    share = <double>part_n / n
+                    got += share * self._win(part)
+                    if self.aborted:
+                        return 0.0
+                    left -= share
+                    if got + left <= floor:
+                        return got
+            return got
+        finally:
+            free(part)
+
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long)
+
+
+cdef inline int _count(uint64_t* a, uint64_t* b, int words) noexcept:
+    cdef int w, n = 0
+    for w in range(words):
+        n += __builtin_popcountll(a[w] & b[w])
+    return n
+
+
+cdef inline bint _any(uint64_t* a, uint64_t* b, int words) noexcept:
+    cdef int w
+    for w in range(words):
+        if a[w] & b[w]:
+            return True
+    return False
+
+
+cdef void _fill(uint64_t* out, object bits, int words):
+    cdef int w
+    for w in range(words):
+        out[w] = <uint64_t>(bits & 0xFFFFFFFFFFFFFFFF)
+        bits >>= 64

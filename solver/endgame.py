@@ -15,7 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from solver import counting
+from solver._kernels import WinSearch
 from solver.errors import InvalidPositionError
 from solver.frontier import Constraint, frontier_of
 from solver.position import Cell, Position
@@ -50,13 +53,13 @@ def layouts(
 class Endgame:
     """The win-probability search over a list of layouts, memoised on layout sets.
 
-    A set of layouts is a bitset (a Python int, bit ``i`` for layout ``i``), and for
-    each cell and each number it may show, the layouts in which it shows it are one
-    too, so splitting a set by a click is an ``&`` per number.  Two bounds prune
-    without changing the result: a click can win no more often than it is safe (cells
-    are tried safest first and the rest skipped once the best win beats their
-    safety), and a click's value stops being summed once what its remaining numbers
-    could add cannot beat the best.
+    A set of layouts is a bitset (bit ``i`` for layout ``i``), and for each cell and
+    each number it may show, the layouts in which it shows it are one too, so splitting
+    a set by a click is an ``&`` per number.  Two bounds prune without changing the
+    result: a click can win no more often than it is safe (cells are tried safest
+    first and the rest skipped once the best win beats their safety), and a click's
+    value stops being summed once what its remaining numbers could add cannot beat the
+    best.  The search itself is :class:`solver._kernels.WinSearch` (compiled).
     """
 
     position: Position
@@ -65,24 +68,15 @@ class Endgame:
     node_limit: int = 20_000
 
     def __post_init__(self) -> None:
-        self._memo: dict[int, float] = {}
-        self._nodes = 0
-        # per cell: the layouts that mine it, and per number it shows, those that show it
-        pos = self.position
-        self._mine: dict[Cell, int] = {}
-        self._shows: dict[Cell, list[int]] = {}
-        for c in self.cells:
-            around = list(pos.neighbours(*c))
-            mine = 0
-            shows: dict[int, int] = {}
-            for i, lay in enumerate(self.layouts):
-                if c in lay:
-                    mine |= 1 << i
-                else:
-                    v = sum(1 for d in around if d in lay)
-                    shows[v] = shows.get(v, 0) | 1 << i
-            self._mine[c] = mine
-            self._shows[c] = list(shows.values())
+        self._mine, shows = _masks(self.position, self.layouts, self.cells)
+        self._search = WinSearch(self._mine, shows, len(self.layouts), self.node_limit)
+        self._index = {c: i for i, c in enumerate(self.cells)}
+        self._safe_somewhere = {c for c, m in zip(self.cells, shows, strict=True) if m}
+
+    @property
+    def nodes(self) -> int:
+        """Search nodes visited so far."""
+        return int(self._search.nodes)
 
     def best(self, first: Iterable[Cell] | None = None) -> tuple[Cell, float] | None:
         """The best cell to click now (among ``first``) and its win probability;
@@ -90,71 +84,59 @@ class Endgame:
         state = (1 << len(self.layouts)) - 1
         total = len(self.layouts)
         options = list(first) if first is not None else list(self.cells)
-        options = [c for c in options if self._shows.get(c)]
+        options = [c for c in options if c in self._safe_somewhere]
+        mines = {c: self._mine[self._index[c]].bit_count() for c in options}
         # safest first; ties (within rounding) go to the safer cell, then reading order
-        options.sort(key=lambda c: (self._mine[c].bit_count(), c[1], c[0]))
+        options.sort(key=lambda c: (mines[c], c[1], c[0]))
         top, scored = 0.0, []
-        try:
-            for c in options:
-                if (total - self._mine[c].bit_count()) / total < top - 1e-12:
-                    break
-                w = self._after(c, state, top - 1e-9)
-                scored.append((w, c))
-                top = max(top, w)
-        except _Abort:
-            return None
+        for c in options:
+            if (total - mines[c]) / total < top - 1e-12:
+                break
+            w = self._search.after(self._index[c], state, top - 1e-9)
+            if w is None:
+                return None
+            scored.append((w, c))
+            top = max(top, w)
         if not scored:
             return None
         cell = next(c for w, c in scored if w >= top - 1e-12)
         return cell, top
 
-    def _win(self, state: int) -> float:
-        hit = self._memo.get(state)
-        if hit is not None:
-            return hit
-        self._nodes += 1
-        if self._nodes > self.node_limit:
-            raise _Abort
-        n = state.bit_count()
-        risky: list[tuple[int, Cell]] = []
-        for c, mine in self._mine.items():
-            mines = (state & mine).bit_count()
-            if mines == 0:
-                # a certainly safe cell that still tells something: play it first
-                if sum(1 for m in self._shows[c] if state & m) > 1:
-                    best = self._after(c, state, -1.0)
-                    self._memo[state] = best
-                    return best
-            elif mines < n:
-                risky.append((mines, c))
-        best = 0.0 if risky else 1.0  # no cell left undecided: the rest is certain
-        risky.sort()
-        for mines, c in risky:
-            if (n - mines) / n <= best:
-                break  # no click from here on is safe often enough to win more
-            best = max(best, self._after(c, state, best))
-        self._memo[state] = best
-        return best
 
-    def _after(self, cell: Cell, state: int, floor: float) -> float:
-        """Win probability of clicking ``cell`` in ``state`` and then playing best, or
-        some value at most ``floor`` when it cannot beat ``floor``."""
-        n = state.bit_count()
-        left = (n - (state & self._mine[cell]).bit_count()) / n
-        got = 0.0
-        for shows in self._shows[cell]:
-            part = state & shows
-            if part:
-                share = part.bit_count() / n
-                got += share * self._win(part)
-                left -= share
-                if got + left <= floor:
-                    return got
-        return got
+def _masks(
+    position: Position, layouts: Sequence[frozenset[Cell]], cells: Sequence[Cell]
+) -> tuple[list[int], list[list[int]]]:
+    """Per cell, the layouts (as a bitset) that mine it, and per number it can show,
+    the layouts in which it shows it."""
+    fixed = frozenset.intersection(*layouts) if layouts else frozenset()
+    varying = sorted(set().union(*layouts) - fixed) if layouts else []
+    col = {c: j for j, c in enumerate(varying)}
+    mined = np.zeros((len(layouts), len(varying) + 1), dtype=np.int8)  # last column: 0
+    for i, lay in enumerate(layouts):
+        mined[i, [col[c] for c in lay - fixed]] = 1
+    # around[j, k]: varying cell j is next to cells[k]; base: the fixed mines next to it
+    around = np.zeros((len(varying) + 1, len(cells)), dtype=np.int8)
+    base = np.zeros(len(cells), dtype=np.int8)
+    for k, c in enumerate(cells):
+        for n in position.neighbours(*c):
+            if n in fixed:
+                base[k] += 1
+            elif n in col:
+                around[col[n], k] = 1
+    shows_matrix = mined @ around + base
+    mine_out: list[int] = []
+    shows_out: list[list[int]] = []
+    for k, c in enumerate(cells):
+        is_mine = mined[:, col[c]] if c in col else np.full(len(layouts), c in fixed)
+        mine_out.append(_bits(is_mine.astype(bool)))
+        values = np.where(is_mine, -1, shows_matrix[:, k])
+        shows_out.append([_bits(values == v) for v in np.unique(values) if v >= 0])
+    return mine_out, shows_out
 
 
-class _Abort(Exception):
-    """The search went past its node limit."""
+def _bits(column: np.ndarray) -> int:
+    """Bit ``i`` set where ``column[i]``."""
+    return int.from_bytes(np.packbits(column, bitorder="little").tobytes(), "little")
 
 
 def best_move(
