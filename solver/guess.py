@@ -123,7 +123,8 @@ def endgame_search(s: Situation) -> Guess | None:
         or s.count.weight > p.endgame_layouts
     ):
         return None
-    found = endgame.best_move(s.position, s.known, s.candidates, max_layouts=p.endgame_layouts)
+    found = endgame.best_move(s.position, s.known, s.candidates,
+                              max_layouts=p.endgame_layouts, node_limit=p.endgame_nodes)
     if found is None:
         return None
     cell, win = found
@@ -140,7 +141,7 @@ def closed_region(s: Situation) -> Guess | None:
                                          s.profile.regions):
         if not cands.issuperset(region.cells):
             continue
-        found = regions.best_move(s.position, region)
+        found = regions.best_move(s.position, region, s.profile.endgame_nodes)
         if found is not None:
             cell, win = found
             return Guess(cell, f"closed region: win probability {win:.3f}", "region")

@@ -55,6 +55,8 @@ class Profile:
     """Run the win-probability search when at most this many undecided cells remain."""
     endgame_layouts: int = 400
     """... and they have at most this many consistent layouts."""
+    endgame_nodes: int = 20_000
+    """Search nodes (distinct layout sets) before the endgame or region search gives up."""
     first_safe: tuple[int, int] = (0, 0)
     """First click when only the clicked cell is guaranteed safe (from the corner)."""
     first_opening: tuple[int, int] = (2, 2)
