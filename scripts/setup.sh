@@ -3,7 +3,7 @@
 #   scripts/setup.sh            only what playing needs (./run.sh)
 #   scripts/setup.sh --test     also the test extra: pytest, Playwright, ruff, build... (./test.sh)
 #   --system                    also the Debian packages the tests drive (Chromium, Xvfb,
-#                               sgt-puzzles, PostgreSQL), when missing and apt-get may be used
+#                               sgt-puzzles, gnome-mines, PostgreSQL), when missing and apt-get may be used
 # pip runs only when pyproject.toml changed since the last setup of that kind: a stamp in
 # .venv holds its hash, so a second ./run.sh starts the server at once.
 set -euo pipefail
@@ -20,7 +20,7 @@ done
 
 if [[ -n "$system" ]]; then
   need=()
-  for pkg in chromium xvfb sgt-puzzles xdotool x11-utils fonts-dejavu-core postgresql; do
+  for pkg in chromium xvfb sgt-puzzles gnome-mines xdotool x11-utils fonts-dejavu-core postgresql; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if ((${#need[@]})); then

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 from bots.desktop.driver import DesktopSession, GameRecord, ScreenReadError
 from bots.desktop.grid import Grid, GridNotFoundError, find_grid
-from bots.desktop.profile import Profile, find_profile, profile_names, register
+from bots.desktop.profile import (
+    ENTRY_POINT_GROUP,
+    Calibration,
+    Profile,
+    find_profile,
+    locate_colour,
+    profile_names,
+)
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
+    "Calibration",
     "DesktopSession",
     "GameRecord",
     "Grid",
@@ -19,6 +28,6 @@ __all__ = [
     "ScreenReadError",
     "find_grid",
     "find_profile",
+    "locate_colour",
     "profile_names",
-    "register",
 ]

@@ -7,10 +7,16 @@ in a row agree (so half-drawn frames and animations are never acted on), asks
 then re-reads until every click shows its expected effect and no open cell changed.
 If that does not happen within ``settle`` seconds it does not click blind: it decides
 again from the fresh reading.
+
+Before every read and every click it also asks the X server where the window is now
+and what is stacked above it: a moved window is followed, and a board that another
+window covers or that lies off the screen stops the game with the reason
+(:class:`BoardHiddenError`) instead of being clicked.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -19,15 +25,24 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from bots.desktop.grid import Grid, GridNotFoundError
 from bots.desktop.input import Button, Pointer
-from bots.desktop.profile import LOST, PLAYING, Profile, UnreadableCellError
+from bots.desktop.profile import LOST, PLAYING, WON, Profile, UnreadableCellError
 from bots.desktop.screen import Screen, Window, WindowNotFoundError
 from solver.advisor import decide
 from solver.errors import KaboomError
 from solver.position import Move, MoveKind, Position
 
-__all__ = ["ERROR", "DesktopSession", "GameRecord", "ScreenReadError", "nearest_first"]
+__all__ = [
+    "ERROR",
+    "BoardHiddenError",
+    "DesktopSession",
+    "GameRecord",
+    "ScreenReadError",
+    "nearest_first",
+]
 
 ERROR = "error"
 """A game's outcome when its board could not be read to the end."""
@@ -37,6 +52,18 @@ log = logging.getLogger(__name__)
 
 class ScreenReadError(RuntimeError):
     """Raised when the board cannot be read consistently (window gone, obscured, unknown cells)."""
+
+
+class BoardHiddenError(ScreenReadError):
+    """Raised when the board is covered by another window or lies off the screen.
+
+    ``by_game`` is true when what covers it is a window of the game itself (a "you
+    won" dialog, a menu).
+    """
+
+    def __init__(self, message: str, by_game: bool = False) -> None:
+        super().__init__(message)
+        self.by_game = by_game
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +84,8 @@ class GameRecord:
     last_certain: bool = True
     """Whether the last batch of clicks was proven safe (a loss on a certain move = misread)."""
     final: tuple[str, ...] = field(default=(), repr=False)
+    error: str | None = None
+    """Why the game ended in ``error``."""
 
     @property
     def moves_per_second(self) -> float:
@@ -69,7 +98,7 @@ class GameRecord:
             "turns": self.turns, "rereads": self.rereads, "guesses": self.guesses,
             "seconds": round(self.seconds, 3), "think_seconds": round(self.think_seconds, 3),
             "moves_per_second": round(self.moves_per_second, 2),
-            "last_certain": self.last_certain,
+            "last_certain": self.last_certain, "error": self.error,
         }
 
 
@@ -92,12 +121,14 @@ class DesktopSession:
 
     ``speed`` caps the clicks per second (0 = as fast as the game keeps up);
     ``settle`` is how long to wait for the screen to show a batch of clicks;
-    ``flag_mines`` also right-clicks proven mines (the solver never needs flags).
+    ``flag_mines`` also right-clicks proven mines (the solver never needs flags);
+    ``patience`` is how long a covered or off-screen board is waited for before the
+    game stops.
     """
 
     def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,
                  settle: float = 3.0, mines: int | None = None,
-                 flag_mines: bool = False) -> None:
+                 flag_mines: bool = False, patience: float = 2.0) -> None:
         self.profile = profile
         self.display = display or os.environ.get("DISPLAY", ":0")
         self.speed = speed
@@ -105,6 +136,7 @@ class DesktopSession:
         self.stable_gap = profile.stable_gap
         self.mines_override = mines
         self.flag_mines = flag_mines
+        self.patience = patience
         self.screen = Screen(self.display)
         self.pointer = Pointer(self.display)
         self.process: subprocess.Popen[bytes] | None = None
@@ -155,8 +187,10 @@ class DesktopSession:
                 self._launch(gid)
         else:
             assert self.window is not None
+            self.check_board()
+            image = self.screen.capture_window(self.window)
             self.pointer.move(self.window.x + self.window.width // 2, self.window.y + 5)
-            self.profile.new_game(self.pointer, self.window)
+            self.profile.new_game(self.pointer, self.window, image, self.grid)
         self.game_id = gid
         return self._await_board()
 
@@ -173,10 +207,12 @@ class DesktopSession:
                 time.sleep(0.05)
         self.process = self.profile.launch(gid, self.display)
         if self.process is None:
-            raise WindowNotFoundError(f"{self.profile.name} cannot be launched; start it first")
+            raise WindowNotFoundError(
+                f"no window matches {self.profile.window_pattern!r} and {self.profile.name} "
+                "cannot be launched without a game id; start it first or pass --game-id")
         self.window = self.profile.find_window(self.screen, timeout=15)
 
-    def _await_board(self, timeout: float = 15.0) -> Position:
+    def _await_board(self, timeout: float = 30.0) -> Position:
         """Waits until the window shows a readable, unfinished board at a steady place
         (pages reflow while they load or hide a banner); locates its grid."""
         deadline = time.monotonic() + timeout
@@ -192,13 +228,16 @@ class DesktopSession:
                     previous = grid
                     time.sleep(0.1)
                     continue
-                self.profile.calibrate(image, grid)
                 self.grid = grid
+                self.check_board()
+                self.profile.calibrate(image, grid)
                 self.mines = self.mines_override or self.profile.mine_count(
                     self.game_id, grid.cols, grid.rows)
                 position = self.read(timeout=2.0)
                 if self.profile.outcome(position) == PLAYING:
                     return position
+            except (WindowNotFoundError, BoardHiddenError):
+                raise
             except (GridNotFoundError, UnreadableCellError, ScreenReadError,
                     RuntimeError) as exc:
                 last_error = exc
@@ -220,6 +259,7 @@ class DesktopSession:
         error: Exception | None = None
         failures = 0
         while True:
+            self.check_board()
             image = self.screen.capture_window(self.window)
             try:
                 rows = self.profile.read(image, self.grid)
@@ -227,8 +267,11 @@ class DesktopSession:
             except UnreadableCellError as exc:
                 rows, error = None, exc
                 failures += 1
-                if failures % 5 == 0:  # the board may have moved (a banner, a scroll)
+                if failures >= 2:  # the board may have moved (a banner, a scroll)
+                    before = self.grid
                     image = self.relocate()
+                    if self.grid != before:  # found again: its reading gets the full time
+                        deadline = time.monotonic() + timeout
             if rows is not None and rows == previous and (
                     not self.profile.zeros_open_around or _zeros_closed(rows)
                     or time.monotonic() > patient):
@@ -241,7 +284,12 @@ class DesktopSession:
             time.sleep(self.stable_gap)
 
     def relocate(self) -> object:
-        """Finds the window and the board again (same size only); returns the capture."""
+        """Finds the window and the board again; returns the capture.
+
+        A board found elsewhere replaces the old one only if it has the same size and
+        reads where the old place no longer does (a half-painted frame is no reason to
+        move).
+        """
         assert self.window is not None and self.grid is not None
         self.window = self.screen.refresh(self.window)
         image = self.screen.capture_window(self.window)
@@ -249,10 +297,70 @@ class DesktopSession:
             grid = self.profile.find_grid(image)
         except GridNotFoundError:
             return image
-        if grid.size == self.grid.size and grid != self.grid:
+        old = self.grid
+        if grid.size == old.size and grid != old and _reads(self.profile, image, grid) \
+                and not _reads(self.profile, image, old):
             log.info("board moved: %s -> %s", self.grid, grid)
             self.grid = grid
         return image
+
+    def board_rect(self) -> tuple[int, int, int, int]:
+        """The board's box on the screen, ``(x0, y0, x1, y1)`` end-exclusive."""
+        assert self.window is not None and self.grid is not None
+        x0, y0, _, _ = self.grid.rect(0, 0)
+        _, _, x1, y1 = self.grid.rect(self.grid.cols - 1, self.grid.rows - 1)
+        return self.window.x + x0, self.window.y + y0, self.window.x + x1, self.window.y + y1
+
+    def hidden(self) -> tuple[str, bool] | None:
+        """Why the board cannot be clicked now (off the screen, covered), or ``None``;
+        with the reason, whether a window of the game itself covers it.
+
+        Follows the window if it moved (the grid is in window coordinates); raises
+        :class:`WindowNotFoundError` if the window is gone.
+        """
+        assert self.window is not None and self.grid is not None
+        window = self.screen.refresh(self.window)
+        if (window.x, window.y) != (self.window.x, self.window.y):
+            log.info("window moved to %d,%d", window.x, window.y)
+        if (window.width, window.height) != (self.window.width, self.window.height):
+            self.window = window
+            self.relocate()
+        self.window = window
+        x0, y0, x1, y1 = rect = self.board_rect()
+        width, height = self.screen.size
+        if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
+            return (f"the board ({x1 - x0}x{y1 - y0} at {x0},{y0}) is not all on the "
+                    f"{width}x{height} screen", False)
+        above = self.screen.covering(window, rect)
+        if above:
+            own = all(w.wm_class and w.wm_class == window.wm_class for w in above)
+            return f"the board is covered by {above[0].name!r}", own
+        return None
+
+    def _follow(self) -> None:
+        """Follows a moved window; raises :class:`BoardHiddenError` if the board left the
+        screen or the window changed size (the board must be found again)."""
+        assert self.window is not None
+        window = self.screen.refresh(self.window)
+        if (window.width, window.height) != (self.window.width, self.window.height):
+            raise BoardHiddenError("stopped clicking: the window changed size")
+        self.window = window
+        x0, y0, x1, y1 = self.board_rect()
+        width, height = self.screen.size
+        if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
+            self.check_board()  # waits, then says why
+
+    def check_board(self, patience: float | None = None) -> None:
+        """Waits up to ``patience`` seconds for the board to be whole on the screen and
+        uncovered; raises :class:`BoardHiddenError` with the reason if it is not."""
+        deadline = time.monotonic() + (self.patience if patience is None else patience)
+        while True:
+            why = self.hidden()
+            if why is None:
+                return
+            if time.monotonic() >= deadline:
+                raise BoardHiddenError(f"stopped clicking: {why[0]}", by_game=why[1])
+            time.sleep(0.1)
 
     def _dump(self, image: object, why: str) -> None:
         """Saves a capture for post-mortems when ``KABOOM_DESKTOP_DUMP`` names a folder."""
@@ -273,12 +381,21 @@ class DesktopSession:
         cx, cy = self.grid.centre(x, y)
         return self.window.x + cx, self.window.y + cy
 
-    def click(self, move: Move) -> None:
-        """Clicks one move, keeping to the speed limit."""
+    def click(self, move: Move, first: bool = True) -> None:
+        """Clicks one move, keeping to the speed limit.
+
+        The first click of a batch waits for the board to be whole and uncovered
+        (:meth:`check_board`); every click first asks where the window is now, so a
+        moved window is followed and one that left the screen is not clicked.
+        """
         if self.speed > 0:
             wait = self._last_click + 1.0 / self.speed - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
+        if first:
+            self.check_board()
+        else:
+            self._follow()
         button = Button.RIGHT if move.kind is MoveKind.FLAG else Button.LEFT
         self.pointer.click(*self._screen_centre(move.x, move.y), button)
         self._last_click = time.monotonic()
@@ -289,6 +406,8 @@ class DesktopSession:
         while True:
             try:
                 after = self.read()
+            except BoardHiddenError:
+                raise
             except ScreenReadError:
                 if time.monotonic() > deadline:
                     raise
@@ -308,14 +427,17 @@ class DesktopSession:
              max_turns: int = 10_000) -> GameRecord:
         """Plays one game to its end and reports how it went.
 
-        The outcome is ``won``, ``lost`` or ``error`` (the board could not be read even
-        after finding it again; the record says how far the game got).
+        The outcome is ``won``, ``lost`` or ``error``: the board could not be read even
+        after finding it again, or it was covered, off the screen or closed; the record
+        says why and how far the game got.  A game that cannot even start raises.
         """
         position = self.start(game_id, index)
         started = time.monotonic()
         clicks = turns = rereads = guesses = confused = 0
         thinking = 0.0
         certain = True
+        won = False
+        error = None
         last: tuple[Position, list[Move]] | None = None
         try:
             while turns < max_turns:
@@ -346,39 +468,55 @@ class DesktopSession:
                 certain = decision.certain
                 moves = nearest_first(list(decision.moves), self.pointer.position,
                                       self._screen_centre)
-                for move in moves:
-                    self.click(move)
-                clicks += len(moves)
                 turns += 1
                 last = (position, moves)
                 try:
+                    for n, move in enumerate(moves):
+                        self.click(move, first=n == 0)
+                        clicks += 1
                     position, ok = self._verify(position, moves)
+                except BoardHiddenError as exc:
+                    if exc.by_game and _completes(position, moves):
+                        won = True  # the game's own "you won" dialog covers the board
+                        break
+                    raise
                 except ScreenReadError:
                     position, ok = self._read_again(), False
                 rereads += 0 if ok else 1
-            outcome = self.profile.outcome(position)
-        except ScreenReadError as exc:
+            outcome = WON if won else self.profile.outcome(position)
+        except (ScreenReadError, WindowNotFoundError) as exc:
             log.error("giving up on this game: %s", exc)
-            outcome = ERROR
+            outcome, error = ERROR, str(exc)
         if outcome == LOST and certain and last is not None:  # a proven move lost: misread?
             assert self.window is not None
-            self._dump(self.screen.capture_window(self.window),
-                       f"lost on a proven move: {[str(m) for m in last[1]]}\n{last[0]}")
+            with contextlib.suppress(WindowNotFoundError):
+                self._dump(self.screen.capture_window(self.window),
+                           f"lost on a proven move: {[str(m) for m in last[1]]}\n{last[0]}")
         seconds = time.monotonic() - started
         return GameRecord(self.game_id, outcome, position.width, position.height, position.mines,
                           clicks, turns, rereads, guesses, seconds, thinking, certain,
-                          position.rows)
+                          position.rows, error)
 
     def _read_again(self) -> Position:
         """A reading after a failure: pointer off the board (no hover, no tooltip), the
         board found again, and more time to settle."""
         try:
             return self.read()
+        except BoardHiddenError:
+            raise
         except ScreenReadError:
             assert self.window is not None
             self.pointer.move(self.window.x + 2, self.window.y + 2)
             self.relocate()
             return self.read(timeout=10.0)
+
+
+def _reads(profile: Profile, image: np.ndarray, grid: Grid) -> bool:
+    try:
+        profile.read(image, grid)
+    except UnreadableCellError:
+        return False
+    return True
 
 
 def _zeros_closed(rows: list[str]) -> bool:
@@ -391,6 +529,12 @@ def _zeros_closed(rows: list[str]) -> bool:
                     if "#" in rows[ny][max(0, x - 1):x + 2]:
                         return False
     return True
+
+
+def _completes(before: Position, moves: list[Move]) -> bool:
+    """Whether revealing ``moves`` leaves only the mines covered (the game is won)."""
+    opened = {m.cell for m in moves if m.kind is MoveKind.REVEAL and before.is_covered(m.x, m.y)}
+    return len(before.covered()) - len(opened) == before.mines
 
 
 def _as_expected(before: Position, after: Position, moves: list[Move]) -> bool:

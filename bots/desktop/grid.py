@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bots.desktop.texture import smooth_texture
 from solver.position import Cell
 
 __all__ = ["Grid", "GridNotFoundError", "find_grid"]
@@ -30,8 +31,13 @@ class GridNotFoundError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class Grid:
-    """A board's lattice in image coordinates: cell ``(x, y)`` spans
-    ``[left + x*pitch_x, left + (x+1)*pitch_x)`` horizontally, likewise vertically."""
+    """A board's cells in image coordinates: cell ``(x, y)`` spans
+    ``[left + x*pitch_x, left + (x+1)*pitch_x)`` horizontally, likewise vertically.
+
+    A board whose cells are not all the same size (a toolkit that hands a window's
+    spare pixels to some rows) lists its measured borders instead: ``borders_x`` has
+    ``cols + 1`` positions, ``borders_y`` has ``rows + 1``; the pitches are then means.
+    """
 
     left: float
     top: float
@@ -39,19 +45,23 @@ class Grid:
     pitch_y: float
     cols: int
     rows: int
+    borders_x: tuple[float, ...] = ()
+    borders_y: tuple[float, ...] = ()
+
+    def _x(self, i: int) -> float:
+        return self.borders_x[i] if self.borders_x else self.left + i * self.pitch_x
+
+    def _y(self, i: int) -> float:
+        return self.borders_y[i] if self.borders_y else self.top + i * self.pitch_y
 
     def rect(self, x: int, y: int) -> tuple[int, int, int, int]:
         """The cell's pixel box ``(x0, y0, x1, y1)``, end-exclusive."""
-        x0 = round(self.left + x * self.pitch_x)
-        y0 = round(self.top + y * self.pitch_y)
-        x1 = round(self.left + (x + 1) * self.pitch_x)
-        y1 = round(self.top + (y + 1) * self.pitch_y)
-        return x0, y0, x1, y1
+        return round(self._x(x)), round(self._y(y)), round(self._x(x + 1)), round(self._y(y + 1))
 
     def centre(self, x: int, y: int) -> tuple[int, int]:
         """The cell's centre pixel (where to click)."""
-        return (round(self.left + (x + 0.5) * self.pitch_x),
-                round(self.top + (y + 0.5) * self.pitch_y))
+        return (round((self._x(x) + self._x(x + 1)) / 2),
+                round((self._y(y) + self._y(y + 1)) / 2))
 
     def cells(self) -> list[Cell]:
         return [(x, y) for y in range(self.rows) for x in range(self.cols)]
@@ -59,7 +69,8 @@ class Grid:
     def shifted(self, dx: float, dy: float) -> Grid:
         """The same lattice with the image origin moved (window -> screen coordinates)."""
         return Grid(self.left + dx, self.top + dy, self.pitch_x, self.pitch_y,
-                    self.cols, self.rows)
+                    self.cols, self.rows, tuple(b + dx for b in self.borders_x),
+                    tuple(b + dy for b in self.borders_y))
 
     @property
     def size(self) -> tuple[int, int]:
@@ -69,18 +80,11 @@ class Grid:
 def _runs_mask(edges: np.ndarray, min_run: int) -> np.ndarray:
     """Keeps edge pixels lying in vertical runs (along axis 0) of at least ``min_run``."""
     h = edges.shape[0]
-    # run length ending at each pixel, downward and upward
-    down = np.zeros(edges.shape, dtype=np.int32)
-    up = np.zeros(edges.shape, dtype=np.int32)
-    acc = np.zeros(edges.shape[1], dtype=np.int32)
-    for y in range(h):
-        acc = np.where(edges[y], acc + 1, 0)
-        down[y] = acc
-    acc[:] = 0
-    for y in range(h - 1, -1, -1):
-        acc = np.where(edges[y], acc + 1, 0)
-        up[y] = acc
-    return (down + up - 1) >= min_run
+    idx = np.arange(h, dtype=np.int32)[:, None]
+    # run length ending at each pixel, downward and upward: distance to the last gap
+    down = idx - np.maximum.accumulate(np.where(edges, -1, idx), axis=0)
+    up = (idx - np.maximum.accumulate(np.where(edges[::-1], -1, idx), axis=0))[::-1]
+    return edges & ((down + up - 1) >= min_run)
 
 
 def _line_profile(grey: np.ndarray, min_run: int) -> np.ndarray:
@@ -193,7 +197,7 @@ def _extent(grey: np.ndarray, boundary: float, pitch: int) -> tuple[int, int]:
     board's: a rough cut that keeps other widgets out of the next measurement."""
     profile = _line_profile(grey, max(8, int(pitch * 0.7)))
     n = len(profile)
-    reach = max(1, pitch // 4)
+    reach = max(1, int(pitch // 4))
     ks = list(range(-1, int((n - boundary) // pitch) + 2))
     strength = []
     for k in ks:
@@ -229,8 +233,9 @@ def _block(grey: np.ndarray, bx: float, px: int, by: float, py: int) -> Grid:
     h, w = grey.shape
     xs = [bx + j * px for j in range(-1, int((w - bx) // px) + 2)]
     ys = [by + k * py for k in range(-1, int((h - by) // py) + 2)]
-    vertical = _lines_present(_steps(grey), xs, ys, max(2, px // 6))
-    horizontal = _lines_present(_steps(grey.T), ys, xs, max(2, py // 6))  # [col band, row line]
+    vertical = _lines_present(_steps(grey), xs, ys, max(2, int(px // 4)))
+    # [col band, row line]
+    horizontal = _lines_present(_steps(grey.T), ys, xs, max(2, int(py // 4)))
     cell = (vertical[:, :-1] & vertical[:, 1:]) & (horizontal[:, :-1] & horizontal[:, 1:]).T
     if not cell.any():
         raise GridNotFoundError("no square bounded by lattice lines")
@@ -241,7 +246,51 @@ def _block(grey: np.ndarray, bx: float, px: int, by: float, py: int) -> Grid:
     r0, r1 = _longest_run(cell[:, c0:c1].mean(axis=1) >= 0.5)
     if r1 - r0 < 2 or c1 - c0 < 2:
         raise GridNotFoundError("fewer than 2x2 cells found")
-    return Grid(xs[c0], ys[r0], float(px), float(py), c1 - c0, r1 - r0)
+    left, top, cols, rows = xs[c0], ys[r0], c1 - c0, r1 - r0
+    y0, y1 = max(0, round(top)), min(h, round(top + rows * py))
+    bx_ = _track(grey[y0:y1], left, px, cols)
+    x0 = round(bx_[0]) if bx_ else round(left)
+    x1 = round(bx_[-1]) if bx_ else round(left + cols * px)
+    by_ = _track(grey[:, max(0, x0):min(w, x1)].T, top, py, rows)
+    if not (bx_ or by_):
+        return Grid(left, top, float(px), float(py), cols, rows)
+    bx_ = bx_ or tuple(left + j * px for j in range(cols + 1))
+    by_ = by_ or tuple(top + k * py for k in range(rows + 1))
+    return Grid(bx_[0], by_[0], (bx_[-1] - bx_[0]) / (len(bx_) - 1),
+                (by_[-1] - by_[0]) / (len(by_) - 1), len(bx_) - 1, len(by_) - 1, bx_, by_)
+
+
+def _track(grey: np.ndarray, first: float, pitch: int, count: int) -> tuple[float, ...]:
+    """The measured borders of a board whose lattice along axis 1 of ``grey`` (cut to
+    the board's span on the other axis) is not regular, or ``()`` if it is.
+
+    Each border's line is looked for near the last one plus a pitch, so cells of
+    unequal size (a toolkit handing a pixel more to some rows) are followed across the
+    board.  An inner border is the centre of its line's edge pixels; the two outer
+    lines have a cell on one side only, so those borders continue their neighbours'
+    spacing instead.
+    """
+    if count < 3:
+        return ()
+    profile = _line_profile(grey, max(8, int(pitch * 0.6)))
+    n = len(profile)
+    reach = max(2.0, pitch / 4)
+    centres: list[float] = []
+    for j in range(count + 1):
+        guess = first + j * pitch if not centres else centres[-1] + pitch
+        lo, hi = max(0, round(guess - reach)), min(n, round(guess + reach) + 1)
+        weights = profile[lo:hi]
+        if hi <= lo or weights.sum() <= 0:
+            return ()
+        centres.append(float((np.arange(lo, hi) * weights).sum() / weights.sum()))
+    inner = np.array(centres[1:-1])
+    drift = np.array([first + j * pitch for j in range(1, count)]) - inner
+    if float(np.abs(drift - np.median(drift)).max()) <= 1.5:
+        return ()
+    borders = list(inner + float(np.median(drift)))  # the lattice's own convention
+    borders.insert(0, 2 * borders[0] - borders[1])
+    borders.append(2 * borders[-1] - borders[-2])
+    return tuple(borders)
 
 
 def find_grid(image: np.ndarray) -> Grid:
@@ -251,9 +300,10 @@ def find_grid(image: np.ndarray) -> Grid:
     within the first one's rough span (so side panels do not drown the board), trying
     both orders.  Each lattice square is then tested for being a cell: its four borders
     must run through it.  The board is the largest block of such squares, so buttons or
-    counters that happen to line up with one lattice line are left out.
+    counters that happen to line up with one lattice line are left out.  Pixel-level
+    texture (a checkerboard tile) is averaged out first: its every pixel is an edge.
     """
-    grey = image[..., :3].astype(np.int16).mean(axis=2)
+    grey = smooth_texture(image[..., :3].astype(np.int16).mean(axis=2))
     found: list[Grid] = []
     error: GridNotFoundError | None = None
     for x_first in (True, False):

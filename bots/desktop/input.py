@@ -63,13 +63,19 @@ class Pointer:
         xtest.fake_input(self._x, X.ButtonRelease, button)
         self._x.sync()
 
-    def key(self, name: str) -> None:
-        """Presses and releases the key with X keysym name ``name`` (``"n"``, ``"F2"``)."""
-        code = self._x.keysym_to_keycode(XK.string_to_keysym(name))
-        if not code:
-            raise ValueError(f"no key for keysym {name!r}")
-        xtest.fake_input(self._x, X.KeyPress, code)
-        self._x.sync()
+    def key(self, *names: str) -> None:
+        """Presses the keys with X keysym names ``names`` in order, then releases them
+        in reverse: ``key("F2")``, ``key("Control_L", "n")``."""
+        codes = []
+        for name in names:
+            code = self._x.keysym_to_keycode(XK.string_to_keysym(name))
+            if not code:
+                raise ValueError(f"no key for keysym {name!r}")
+            codes.append(code)
+        for code in codes:
+            xtest.fake_input(self._x, X.KeyPress, code)
+            self._x.sync()
         time.sleep(self.hold)
-        xtest.fake_input(self._x, X.KeyRelease, code)
-        self._x.sync()
+        for code in reversed(codes):
+            xtest.fake_input(self._x, X.KeyRelease, code)
+            self._x.sync()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bots.desktop.grid import Grid
+from bots.desktop.texture import smooth_texture
 
 __all__ = ["RGB", "CellLook", "colour_distance", "look_at", "looks", "relief_of"]
 
@@ -65,9 +66,13 @@ def relief_of(grey: np.ndarray, surface: float) -> float:
 
 def look_at(cell: np.ndarray, palette: Mapping[str, RGB], ink_threshold: float = 80.0,
             margin: float = 0.15) -> CellLook:
-    """Measures one cell image (``h x w x 3``, the cell's full box)."""
+    """Measures one cell image (``h x w x 3``, the cell's full box).
+
+    Pixel-level texture (a checkerboard tile) is averaged out first, so that it reads as
+    one surface colour rather than as ink.
+    """
     h, w = cell.shape[:2]
-    px = cell.astype(np.float64)
+    px = smooth_texture(cell[..., :3]).astype(np.float64)
     grey = px.mean(axis=2)
     band = max(1, round(min(h, w) * 0.08))
     m_y, m_x = max(band + 1, round(h * margin)), max(band + 1, round(w * margin))

@@ -3,24 +3,28 @@
 A :class:`Profile` says how to start a game and find its window, what a cell of that
 game looks like (a palette for the digits plus rules over :class:`~bots.desktop.look.CellLook`
 statistics), how many mines a board has, and how to start the next game.  Grid
-detection, capture, clicking and the play loop are shared, so adding a game means
-writing one profile module and decorating its class with :func:`register`.
+detection, capture, clicking and the play loop are shared.
+
+Profiles are plugins: each one, built-in or from another package, is a class named in
+the ``kaboom.desktop_profiles`` entry-point group (``name = "module:Class"`` in that
+package's ``pyproject.toml``), and :func:`find_profile` loads it by that name.
 
 Profiles calibrate themselves from the screen: :meth:`Profile.calibrate` learns the
-covered and open surfaces (colour and relief) from the cells of the first screenshot,
-and classification compares each cell to those learned references and to the
-palette, never to fixed pixel coordinates.
+covered and open surfaces from what repeats on the board (the tiles of a new game are
+all covered; what the first clicks open is the open surface), by colour and by relief,
+so flat tiles and games whose open and covered cells share a grey work alike.
+Classification compares each cell with those learned references and with the
+palette, never with fixed pixel coordinates.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 from abc import ABC, abstractmethod
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
 from typing import ClassVar
 
 import numpy as np
@@ -32,6 +36,7 @@ from bots.desktop.screen import Screen, Window
 from solver.position import Position
 
 __all__ = [
+    "ENTRY_POINT_GROUP",
     "LOST",
     "PLAYING",
     "WON",
@@ -39,11 +44,14 @@ __all__ = [
     "Profile",
     "UnreadableCellError",
     "find_profile",
+    "locate_colour",
     "profile_names",
-    "register",
 ]
 
 PLAYING, WON, LOST = "playing", "won", "lost"
+
+ENTRY_POINT_GROUP = "kaboom.desktop_profiles"
+"""The entry-point group that names every desktop game profile."""
 
 
 class UnreadableCellError(RuntimeError):
@@ -57,15 +65,50 @@ class UnreadableCellError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
-    """What this game's surfaces look like on this screen, learned from a screenshot."""
+    """What this game's surfaces look like on this screen, learned from the board.
+
+    ``relief`` is how much lighter a covered tile's top-left edge is than its surface
+    (0 for flat tiles); ``open`` is ``None`` until an open cell has been seen.
+    """
 
     covered: RGB
     relief: float
     open: RGB | None
+    open_relief: float = 0.0
+    covered_ink: float = 0.0
+    """The ink share of a plain covered tile (a bevel's shadow may reach its middle)."""
+
+
+@dataclass(slots=True)
+class _Cluster:
+    """Plain cells (no ink) of one surface colour and relief, while calibrating."""
+
+    surface: RGB
+    reliefs: list[float] = field(default_factory=list)
+    inks: list[float] = field(default_factory=list)
+    count: int = 0
+
+    @property
+    def relief(self) -> float:
+        return float(np.median(self.reliefs))
+
+    @property
+    def ink(self) -> float:
+        return float(np.median(self.inks))
+
+
+def _same_surface(a: CellLook, c: _Cluster) -> bool:
+    return (colour_distance(a.surface, c.surface) <= 30
+            and abs(a.relief - c.relief) <= max(8.0, 0.35 * max(a.relief, c.relief)))
 
 
 class Profile(ABC):
-    """One desktop Minesweeper: how to launch it, see it, count its mines and restart it."""
+    """One desktop Minesweeper: how to launch it, see it, count its mines and restart it.
+
+    Subclasses set :attr:`name`, :attr:`window_pattern` and :attr:`palette` and define
+    :meth:`mine_count`; every other method has a default that a game may override
+    (docs/desktop.md lists them, with examples).
+    """
 
     name: ClassVar[str]
     window_pattern: ClassVar[str]
@@ -110,11 +153,15 @@ class Profile(ABC):
         """The id of game number ``index`` (0-based) in a series started from ``game_id``."""
         return game_id
 
-    def new_game(self, pointer: Pointer, window: Window) -> None:
+    def new_game(self, pointer: Pointer, window: Window, image: np.ndarray,
+                 grid: Grid | None) -> None:
         """Starts a new game in the running window (default: the usual ``F2``).
 
-        The pointer rests over the window's top edge, so the window has the keyboard
-        (with no window manager, focus follows the pointer).
+        ``image`` is a capture of the window as it is now and ``grid`` the last board
+        found in it (window coordinates), so a game whose new-game action is a button
+        or a face can find it on the screen (:func:`locate_colour`).  The pointer rests
+        over the window's top edge, so the window has the keyboard (with no window
+        manager, focus follows the pointer).
         """
         pointer.key("F2")
 
@@ -130,38 +177,83 @@ class Profile(ABC):
     def calibrate(self, image: np.ndarray, grid: Grid) -> Calibration:
         """Learns the covered and open surfaces from the cells in ``image``.
 
-        Covered cells are the raised ones (relief at least half the strongest);
-        the open surface is the commonest surface of flat, ink-free cells, if any.
+        Cells without ink are grouped by surface colour and relief.  The covered
+        surface is the largest group (all of a new game's board), unless another large
+        group stands clearly more raised (a bevelled tile, when an opening is bigger
+        than the covered rest); the open surface is the largest other group, once
+        a click has opened something.
         """
-        distinct: dict[bytes, CellLook] = {}
-        looks = []
+        distinct: dict[bytes, list] = {}
         for c in grid.cells():  # a board shows few distinct cell images: measure each once
             x0, y0, x1, y1 = grid.rect(*c)
             cell = image[y0:y1, x0:x1]
             key = cell.tobytes() + bytes((x1 - x0, y1 - y0))
             if key not in distinct:
-                distinct[key] = look_at(cell, self.palette, self.ink_threshold)
-            looks.append(distinct[key])
-        # plain tiles only (a mine or a flag is no guide to the surface), unless there
-        # are none, as on a finished board where every covered cell carries a flag
-        plain = [lk for lk in looks if lk.ink_share < 0.05] or looks
-        top = max(lk.relief for lk in plain)
-        raised = [lk for lk in plain if lk.relief >= 0.5 * top]
-        if top <= 0 or not raised:
-            raise RuntimeError(f"{self.name}: no covered cells to calibrate on")
-        covered = _commonest([lk.surface for lk in raised])
-        # (a covered tile with a focus outline may look flat: open is another colour)
-        flat = [lk for lk in plain if lk.relief < 0.25 * top and lk.ink_share < 0.05
-                and lk.surface != covered]
-        relief = float(np.median([lk.relief for lk in raised]))
-        opened = _commonest([lk.surface for lk in flat]) if flat else None
-        self.calibration = Calibration(covered, relief, opened)
+                distinct[key] = [look_at(cell, self.palette, self.ink_threshold), 0]
+            distinct[key][1] += 1
+        if not distinct:
+            raise RuntimeError(f"{self.name}: no cells to calibrate on")
+        # plain cells only: a mine, a flag or a digit is no guide to the surface.
+        # "Plain" is as inky as the commonest image, at most (a bevel's shadow may
+        # reach into a covered tile's middle).
+        measured = sorted(distinct.values(), key=lambda e: -e[1])
+        base = measured[0][0].ink_share
+        clusters: list[_Cluster] = []
+        for look, n in measured:
+            if look.ink_share >= base + 0.05:
+                continue
+            home = next((c for c in clusters if _same_surface(look, c)), None)
+            if home is None:
+                home = _Cluster(look.surface)
+                clusters.append(home)
+            home.reliefs.extend([look.relief] * n)
+            home.inks.extend([look.ink_share] * n)
+            home.count += n
+        clusters.sort(key=lambda c: -c.count)
+        covered = clusters[0]
+        sizeable = [c for c in clusters if c.count >= max(2, 0.1 * covered.count)]
+        raised = max(sizeable, key=lambda c: c.relief)
+        if raised.relief >= covered.relief + max(10.0, 0.5 * covered.relief):
+            covered = raised
+        rest = [c for c in clusters if c is not covered and c.relief < covered.relief + 10]
+        opened = next((c for c in rest if c.count >= 2), None)  # not one hovered tile
+        self.calibration = Calibration(
+            covered.surface, covered.relief,
+            opened.surface if opened else None, opened.relief if opened else 0.0,
+            covered.ink)
         self._memo.clear()
         return self.calibration
 
-    @abstractmethod
+    def is_covered(self, look: CellLook) -> bool:
+        """Whether a cell shows the covered surface (it may carry a flag or a mark)."""
+        cal = self.calibration
+        assert cal is not None, "calibrate() first"
+        return self.near(look.surface, cal.covered) and look.relief >= 0.5 * cal.relief
+
+    def is_open(self, look: CellLook) -> bool:
+        """Whether a cell shows the open surface (empty, or with a digit on it)."""
+        cal = self.calibration
+        assert cal is not None, "calibrate() first"
+        return (cal.open is not None and self.near(look.surface, cal.open)
+                and not self.is_covered(look))
+
     def classify(self, look: CellLook) -> str | None:
-        """The board character for a cell (``#F012345678*X``), or ``None`` if unsure."""
+        """The board character for a cell (``#F012345678*X?!``), or ``None`` if unsure.
+
+        The default reads a covered tile (``F`` if it carries ink), and on the open
+        surface a ``0`` or the palette digit with the most ink.  Games with mines,
+        marks or coloured cells to tell apart override it.
+        """
+        cal = self.calibration
+        if self.is_covered(look):
+            assert cal is not None
+            return "#" if look.ink_share < cal.covered_ink + 0.05 else "F"
+        if cal is not None and cal.open is not None and not self.is_open(look):
+            return None
+        digits = {k: v for k, v in look.ink.items() if k in "12345678" and v >= 0.004}
+        if digits:  # (a small digit on a big square is a few per cent of it)
+            return max(digits, key=lambda k: digits[k])
+        return "0" if look.ink_share < 0.03 else None
 
     def read(self, image: np.ndarray, grid: Grid) -> list[str]:
         """Classifies every cell; raises :class:`UnreadableCellError` on the first doubt.
@@ -169,11 +261,9 @@ class Profile(ABC):
         Identical pixels always get the same answer, so results are memoised on the
         cell's raw bytes: a board usually shows a dozen distinct cell images.
         """
-        if self.calibration is None:
+        if self.calibration is None or self.calibration.open is None:
+            # until an open cell has been seen, keep learning (the first click shows one)
             self.calibrate(image, grid)
-        elif self.calibration.open is None:  # until a flat cell has been seen, keep learning
-            with contextlib.suppress(RuntimeError):  # e.g. no covered tile left
-                self.calibrate(image, grid)
         rows = []
         for y in range(grid.rows):
             row = []
@@ -206,33 +296,51 @@ class Profile(ABC):
         return b is not None and colour_distance(a, b) <= tolerance
 
 
-def _commonest(colours: Sequence[RGB]) -> RGB:
-    return Counter(colours).most_common(1)[0][0]
+def locate_colour(image: np.ndarray, colour: RGB, tolerance: float = 40.0,
+                  box: tuple[int, int, int, int] | None = None,
+                  min_pixels: int = 20) -> tuple[int, int] | None:
+    """The centre ``(x, y)`` of the pixels of ``colour`` in ``image`` (within ``box``,
+    ``(x0, y0, x1, y1)``), or ``None`` if fewer than ``min_pixels`` match.
+
+    Finds a game's face or button by its colour wherever the window lays it out.
+    """
+    x0, y0, x1, y1 = box or (0, 0, image.shape[1], image.shape[0])
+    part = image[max(0, y0):y1, max(0, x0):x1, :3].astype(np.int32)
+    far = np.sqrt(((part - np.asarray(colour, dtype=np.int32)) ** 2).sum(axis=2))
+    ys, xs = np.nonzero(far <= tolerance)
+    if len(xs) < min_pixels:
+        return None
+    return max(0, x0) + round(float(xs.mean())), max(0, y0) + round(float(ys.mean()))
 
 
-_REGISTRY: dict[str, type[Profile]] = {}
-
-
-def register(cls: type[Profile]) -> type[Profile]:
-    """Class decorator: makes a profile findable by its ``name``."""
-    _REGISTRY[cls.name] = cls
-    return cls
-
-
-def _load_builtin() -> None:
-    from bots.desktop.profiles import kaboom_page, sgt_mines  # noqa: F401  (registers)
+def _entry_points() -> dict[str, EntryPoint]:
+    """The profiles installed in this environment, by game name."""
+    found: dict[str, EntryPoint] = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        other = found.setdefault(ep.name, ep)
+        if other.value != ep.value:
+            raise ValueError(f"two profiles are installed as {ep.name!r}: "
+                             f"{other.value} and {ep.value}")
+    return found
 
 
 def find_profile(name: str) -> Profile:
-    """A fresh profile instance for the game called ``name``."""
-    _load_builtin()
-    try:
-        return _REGISTRY[name]()
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise ValueError(f"unknown game {name!r}; known games: {known}") from None
+    """A fresh instance of the profile installed as ``name``.
+
+    Raises :class:`ValueError` for an unknown name or an entry point that does not
+    name a :class:`Profile` subclass.
+    """
+    eps = _entry_points()
+    if name not in eps:
+        known = ", ".join(sorted(eps)) or "none"
+        raise ValueError(f"unknown game {name!r}; known games: {known}")
+    cls = eps[name].load()
+    if not (isinstance(cls, type) and issubclass(cls, Profile)):
+        raise ValueError(f"the {ENTRY_POINT_GROUP} entry point {name!r} "
+                         f"({eps[name].value}) is not a Profile subclass")
+    return cls()
 
 
 def profile_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
+    """The names of every installed profile."""
+    return sorted(_entry_points())

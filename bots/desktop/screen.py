@@ -16,28 +16,51 @@ from dataclasses import dataclass
 
 import numpy as np
 from Xlib import X, display
-from Xlib.error import ConnectionClosedError, XError
+from Xlib.error import ConnectionClosedError, DisplayError, XError
 
-__all__ = ["Screen", "Window", "WindowNotFoundError", "connect"]
+__all__ = [
+    "NoDisplayError",
+    "Screen",
+    "Window",
+    "WindowNotFoundError",
+    "WindowOffScreenError",
+    "connect",
+]
 
 log = logging.getLogger(__name__)
 
 
-def connect(name: str, attempts: int = 20) -> display.Display:
-    """Opens an X connection, retrying briefly: an X server that just lost its last
-    client resets itself and refuses connections for a moment."""
-    for attempt in range(attempts):
-        try:
-            return display.Display(name)
-        except (ConnectionClosedError, OSError):
-            if attempt == attempts - 1:
-                raise
-            time.sleep(0.1)
-    raise AssertionError("unreachable")
+class NoDisplayError(RuntimeError):
+    """Raised when the X display cannot be opened (no server, or a wrong name)."""
 
 
 class WindowNotFoundError(RuntimeError):
-    """Raised when no mapped window matches what a profile looks for."""
+    """Raised when no mapped window matches what a profile looks for, or it is gone."""
+
+
+class WindowOffScreenError(WindowNotFoundError):
+    """Raised when a window to be read lies partly off the screen."""
+
+
+def connect(name: str, attempts: int = 20) -> display.Display:
+    """Opens an X connection, retrying briefly: an X server that just lost its last
+    client resets itself and refuses connections for a moment.
+
+    Raises :class:`NoDisplayError` when there is no X server at ``name``.
+    """
+    for attempt in range(attempts):
+        try:
+            return display.Display(name)
+        except DisplayError as exc:
+            raise NoDisplayError(
+                f"cannot open X display {name!r} ({str(exc).strip()}); is an X server "
+                "running there? (--xvfb starts a private one)") from None
+        except (ConnectionClosedError, OSError):
+            if attempt == attempts - 1:
+                raise NoDisplayError(f"the X display {name!r} keeps closing the "
+                                     "connection") from None
+            time.sleep(0.1)
+    raise AssertionError("unreachable")
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +128,8 @@ class Screen:
                 pos = win.translate_coords(self._root, 0, 0)
                 name = self._name(win)
                 wm_class = tuple(win.get_wm_class() or ())
-            except XError:
-                continue
+            except (XError, AttributeError):  # gone; or python-xlib tripping over an
+                continue                       # extension's error (RandR, from Chromium)
             found.append(Window(win.id, name, wm_class, -pos.x, -pos.y,
                                 geo.width, geo.height))
         return found
@@ -134,11 +157,76 @@ class Screen:
             time.sleep(0.1)
 
     def refresh(self, window: Window) -> Window:
-        """The same window with its current position and size."""
-        for w in self.windows():
-            if w.id == window.id:
-                return w
-        raise WindowNotFoundError(f"window {window.id:#x} ({window.name!r}) is gone")
+        """The same window with its current position and size (two X round trips).
+
+        Raises :class:`WindowNotFoundError` if it was closed or unmapped.
+        """
+        win = self._x.create_resource_object("window", window.id)
+        try:
+            if win.get_attributes().map_state != X.IsViewable:
+                raise WindowNotFoundError(f"window {window.id:#x} ({window.name!r}) is hidden")
+            geo = win.get_geometry()
+            pos = win.translate_coords(self._root, 0, 0)
+        except XError:
+            raise WindowNotFoundError(f"window {window.id:#x} ({window.name!r}) is gone") from None
+        return Window(window.id, window.name, window.wm_class, -pos.x, -pos.y,
+                      geo.width, geo.height)
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """The screen's width and height in pixels."""
+        geo = self._root.get_geometry()
+        return geo.width, geo.height
+
+    def covering(self, window: Window, rect: tuple[int, int, int, int]) -> list[Window]:
+        """The windows stacked above ``window`` that overlap ``rect`` (``x0, y0, x1, y1``
+        on the screen): another program's window, a dialog, a menu, a tooltip.
+
+        The root's children are in stacking order, bottom first; a window manager's
+        frame counts as the window it holds.
+        """
+        win = self._x.create_resource_object("window", window.id)
+        try:
+            while True:  # up to the root's child that holds the window (its frame)
+                parent = win.query_tree().parent
+                if parent is None or parent.id == self._root.id:
+                    break
+                win = parent
+            siblings = self._root.query_tree().children
+        except XError:
+            raise WindowNotFoundError(f"window {window.id:#x} ({window.name!r}) is gone") from None
+        ids = [w.id for w in siblings]
+        if win.id not in ids:
+            return []
+        found = []
+        for other in siblings[ids.index(win.id) + 1:]:
+            try:
+                if other.get_attributes().map_state != X.IsViewable:
+                    continue
+                geo = other.get_geometry()
+                pos = other.translate_coords(self._root, 0, 0)
+            except XError:
+                continue  # closed meanwhile
+            x0, y0 = -pos.x, -pos.y
+            if (x0 < rect[2] and rect[0] < x0 + geo.width
+                    and y0 < rect[3] and rect[1] < y0 + geo.height):
+                name, wm_class = self._label(other)
+                found.append(Window(other.id, name, wm_class, x0, y0, geo.width, geo.height))
+        return found
+
+    def _label(self, win: object) -> tuple[str, tuple[str, ...]]:
+        """A window's title and class, or its first titled child's (a frame has none)."""
+        stack = [win]
+        while stack:
+            w = stack.pop(0)
+            try:
+                name = self._name(w)
+                if name:
+                    return name, tuple(w.get_wm_class() or ())  # type: ignore[attr-defined]
+                stack.extend(w.query_tree().children)  # type: ignore[attr-defined]
+            except XError:
+                continue
+        return f"window {win.id:#x}", ()  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ pixels
     def capture(self, left: int, top: int, width: int, height: int) -> np.ndarray:
@@ -162,9 +250,16 @@ class Screen:
         return np.ascontiguousarray(bgrx[..., 2::-1])
 
     def capture_window(self, window: Window) -> np.ndarray:
-        """RGB pixels of a window, clipped to the screen."""
-        geo = self._root.get_geometry()
-        x0, y0 = max(window.x, 0), max(window.y, 0)
-        x1 = min(window.x + window.width, geo.width)
-        y1 = min(window.y + window.height, geo.height)
-        return self.capture(x0, y0, x1 - x0, y1 - y0)
+        """RGB pixels of a window.
+
+        Raises :class:`WindowNotFoundError` if any of it lies off the screen: a clipped
+        capture would show a clipped board.
+        """
+        width, height = self.size
+        if (window.x < 0 or window.y < 0 or window.x + window.width > width
+                or window.y + window.height > height):
+            raise WindowOffScreenError(
+                f"the {window.name!r} window ({window.width}x{window.height} at "
+                f"{window.x},{window.y}) is not all on the {width}x{height} screen; "
+                "move it onto the screen")
+        return self.capture(window.x, window.y, window.width, window.height)

@@ -3,7 +3,10 @@
     DISPLAY=:N KABOOM_URL=http://127.0.0.1:PORT python -m tests.desktop.make_screens
 
 Each PNG is a window capture; the ``.txt`` next to it is the board it shows (from the
-known layout for sgt-mines, from the API for the Kaboom page).
+known layout for sgt-mines, from the API for the Kaboom page).  GNOME Mines has no
+seeds and no API: its boards are what the reader read, checked by eye on the PNG
+before they were committed, and test_gnome_mines.py checks every number of the
+"playing" shot against the mines the "lost" shot of the same game shows.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import httpx
 from PIL import Image
 
 from bots.desktop.driver import DesktopSession
+from bots.desktop.profile import find_profile
 from bots.desktop.profiles.kaboom_page import KaboomPage
 from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
 from solver.advisor import decide
@@ -81,8 +85,39 @@ def kaboom_page(display: str, url: str) -> None:
         _save(session, "kaboom-page", "16x16-lost", board, 40)
 
 
+def gnome_mines(display: str) -> None:
+    """A game played a few moves deep with a right and a wrong flag, then lost on purpose
+    (on a proven mine): the "playing" and "lost" shots show the same layout."""
+    for size in ("medium", "big"):
+        with DesktopSession(find_profile("gnome-mines"), display, speed=0) as session:
+            position = session.start(size)
+            for _ in range(3):
+                for move in decide(position).moves:
+                    session.click(move)
+                time.sleep(1)
+                position = session.read()
+            knowledge = classify(position)
+            mines = sorted(c for c in position.covered() if c in knowledge.mines)
+            unknown = sorted(c for c in position.covered() if c not in knowledge.mines)
+            session.click(Move.flag(*mines[0]))
+            session.click(Move.flag(*unknown[len(unknown) // 2]))
+            session.pointer.move(session.window.x + 5, session.window.y + 5)  # type: ignore
+            time.sleep(1)
+            rows = list(session.read().rows)
+            _save(session, "gnome-mines", f"{size}-playing", rows, position.mines)
+            session.click(Move.reveal(*mines[-1]))
+            session.pointer.move(session.window.x + 5, session.window.y + 5)  # type: ignore
+            time.sleep(1)
+            rows = list(session.read().rows)
+            _save(session, "gnome-mines", f"{size}-lost", rows, position.mines)
+
+
 if __name__ == "__main__":
     display = os.environ["DISPLAY"]
+    if os.environ.get("ONLY") == "gnome-mines":
+        gnome_mines(display)
+        raise SystemExit(0)
     sgt_mines(display)
+    gnome_mines(display)
     if os.environ.get("KABOOM_URL"):
         kaboom_page(display, os.environ["KABOOM_URL"])

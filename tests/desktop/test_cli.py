@@ -42,4 +42,27 @@ def test_cli_rejects_an_unknown_game() -> None:
                            "--xvfb"], capture_output=True, text=True, timeout=60,
                           cwd=Path(__file__).resolve().parents[2])
     assert proc.returncode == 2
-    assert "known games: kaboom-page, sgt-mines" in proc.stderr
+    assert "known games: gnome-mines, kaboom-page, sgt-mines" in proc.stderr
+
+
+def test_look_prints_every_reading_and_draws_them(tmp_path: Path) -> None:
+    import random
+
+    from bots.desktop.profiles.sgt_mines import encode_layout
+    from tests.desktop.boards import expected_rows, opened_by, random_layout
+
+    mines, start = random_layout(random.Random("look"), 9, 9, 10)
+    png = tmp_path / "look.png"
+    proc = subprocess.run(
+        [sys.executable, "-m", "kaboom", "bot", "desktop", "look", "--xvfb", "--game",
+         "sgt-mines", "--game-id", encode_layout(9, 9, mines, start), "--png", str(png)],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 0, proc.stderr
+    assert "grid 9x9 cells" in proc.stdout
+    board = expected_rows(mines, 9, 9, opened_by(mines, 9, 9, [start]))
+    assert "#" in "".join(board)
+    assert "\n".join(board) in proc.stdout
+    from PIL import Image
+
+    with Image.open(png) as picture:
+        assert picture.size[0] > 9 * 16 and picture.size[1] > 9 * 16

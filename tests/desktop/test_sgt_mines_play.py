@@ -63,9 +63,9 @@ def test_a_lagging_screen_is_waited_for_not_clicked_blind(xdisplay: str) -> None
         clicked: list[tuple[int, int]] = []
         click = session.click
 
-        def recording(move):  # type: ignore[no-untyped-def]
+        def recording(move, first=True):  # type: ignore[no-untyped-def]
             clicked.append(move.cell)
-            click(move)
+            click(move, first)
 
         session.click = recording  # type: ignore[method-assign]
         record = session.play("16x16n40#lag")

@@ -24,9 +24,12 @@ import urllib.request
 from collections.abc import Mapping
 from typing import ClassVar
 
+import numpy as np
+
+from bots.desktop.grid import Grid
 from bots.desktop.input import Pointer
 from bots.desktop.look import RGB, CellLook, colour_distance
-from bots.desktop.profile import Profile, register
+from bots.desktop.profile import Profile
 from bots.desktop.screen import Window
 
 __all__ = ["KaboomPage"]
@@ -41,7 +44,6 @@ def _hex(code: str) -> RGB:
     return int(code[0:2], 16), int(code[2:4], 16), int(code[4:6], 16)
 
 
-@register
 class KaboomPage(Profile):
     """Kaboom's web page (``web/``) in ``chromium --app``."""
 
@@ -80,7 +82,8 @@ class KaboomPage(Profile):
     def next_game_id(self, game_id: str | None, index: int) -> str | None:
         return game_id if index == 0 else None  # later games: the page's own N key
 
-    def new_game(self, pointer: Pointer, window: Window) -> None:
+    def new_game(self, pointer: Pointer, window: Window, image: np.ndarray,
+                 grid: Grid | None) -> None:
         pointer.key("n")
         # The key leaves the board focused in keyboard mode, which outlines a cursor
         # cell; a click on the page margin takes the focus away again.

@@ -18,9 +18,12 @@ import shutil
 from collections.abc import Mapping
 from typing import ClassVar
 
+import numpy as np
+
+from bots.desktop.grid import Grid
 from bots.desktop.input import Pointer
 from bots.desktop.look import RGB, CellLook, colour_distance
-from bots.desktop.profile import Profile, register
+from bots.desktop.profile import Profile
 from bots.desktop.screen import Window
 
 __all__ = ["SgtMines", "encode_layout"]
@@ -41,7 +44,6 @@ def encode_layout(width: int, height: int, mines: set[tuple[int, int]] | frozens
     return f"{width}x{height}:{start[0]},{start[1]},u{digits}"
 
 
-@register
 class SgtMines(Profile):
     """``sgt-mines`` from the sgt-puzzles package."""
 
@@ -70,7 +72,8 @@ class SgtMines(Profile):
             return f"{game_id}-{index}"
         return game_id
 
-    def new_game(self, pointer: Pointer, window: Window) -> None:
+    def new_game(self, pointer: Pointer, window: Window, image: np.ndarray,
+                 grid: Grid | None) -> None:
         pointer.key("n")
 
     def mine_count(self, game_id: str | None, width: int, height: int) -> int:

@@ -1,0 +1,176 @@
+"""The driver never clicks a board it cannot see: covered, moved, off the screen; and the
+command line says why in one line, with a non-zero exit status."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from Xlib import X, display
+
+from bots.desktop.driver import DesktopSession
+from bots.desktop.profiles.sgt_mines import SgtMines
+from bots.desktop.screen import Screen
+from solver.position import Move
+from tests.desktop.conftest import SGT_MINES
+
+pytestmark = pytest.mark.usefixtures("need_sgt_mines")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Cover:
+    """A plain window mapped on top of everything, counting the clicks it receives."""
+
+    def __init__(self, name: str, rect: tuple[int, int, int, int]) -> None:
+        self.x = display.Display(name)
+        screen = self.x.screen()
+        x0, y0, x1, y1 = rect
+        self.window = screen.root.create_window(
+            x0, y0, x1 - x0, y1 - y0, 0, screen.root_depth,
+            background_pixel=screen.white_pixel,
+            event_mask=X.ButtonPressMask | X.ButtonReleaseMask)
+        self.window.set_wm_name("a window on top")
+        self.window.map()
+        self.x.sync()
+
+    def clicks(self) -> int:
+        self.x.sync()
+        count = 0
+        while self.x.pending_events():
+            count += self.x.next_event().type == X.ButtonPress
+        return count
+
+    def close(self) -> None:
+        self.window.destroy()
+        self.x.close()
+
+
+@pytest.fixture
+def game(xdisplay: str) -> Iterator[subprocess.Popen[bytes]]:
+    """An sgt-mines window (attached to, not launched by the driver)."""
+    proc = subprocess.Popen([SGT_MINES, "16x16n40"], env={**os.environ, "DISPLAY": xdisplay},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with Screen(xdisplay) as screen:
+        screen.find_window(SgtMines.window_pattern, timeout=10)
+    yield proc
+    proc.terminate()
+    proc.wait(10)
+
+
+def test_a_covered_board_stops_the_clicks(xdisplay: str) -> None:
+    with DesktopSession(SgtMines(), xdisplay, speed=0, patience=0.5) as session:
+        click = session.click
+        cover: list[Cover] = []
+
+        def covering_click(move: Move, first: bool = True) -> None:
+            # between two batches: the check before a batch must see it
+            if first and not cover and session.pointer.position != (0, 0):
+                cover.append(Cover(xdisplay, session.board_rect()))
+            click(move, first)
+
+        session.click = covering_click  # type: ignore[method-assign]
+        record = session.play("30x16n99#covered")
+    try:
+        assert record.outcome == "error"
+        assert record.error == "stopped clicking: the board is covered by 'a window on top'"
+        assert cover[0].clicks() == 0  # not one click went into the window on top
+    finally:
+        cover[0].close()
+
+
+def test_a_moved_window_is_followed_before_the_next_click(xdisplay: str) -> None:
+    shift = (150, 90)
+    with DesktopSession(SgtMines(), xdisplay, speed=0) as session:
+        x = display.Display(xdisplay)
+        clicks: list[tuple[int, int, tuple[int, int, int, int]]] = []
+        click = session.pointer.click
+
+        def moving_click(px: int, py: int, button: int = 1) -> None:
+            if not clicks:
+                first.append(session.board_rect())
+            if len(clicks) == 20:  # mid-batch: the window jumps under the pointer
+                assert session.window is not None
+                win = x.create_resource_object("window", session.window.id)
+                win.configure(x=session.window.x + shift[0], y=session.window.y + shift[1])
+                x.sync()
+                time.sleep(0.2)
+            clicks.append((px, py, session.board_rect()))
+            click(px, py, button)
+
+        session.pointer.click = moving_click  # type: ignore[method-assign]
+        first: list[tuple[int, int, int, int]] = []
+        record = session.play("30x16n99#moved")
+        x.close()
+    assert record.outcome == "won", "\n".join(record.final)
+    moved = tuple(v + shift[i % 2] for i, v in enumerate(first[0]))
+    after = clicks[20:]
+    assert after, "no click after the move"
+    for px, py, _ in after:  # every later click inside the board at its new place
+        assert moved[0] <= px < moved[2] and moved[1] <= py < moved[3], (px, py, moved)
+
+
+def _kaboom(*args: str, xdisplay: str | None = None,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DISPLAY": xdisplay} if xdisplay else dict(os.environ)
+    return subprocess.run([sys.executable, "-m", "kaboom", "bot", "desktop", *args], env=env,
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def test_a_window_off_the_screen_is_one_line(xdisplay: str, game: subprocess.Popen) -> None:
+    with Screen(xdisplay) as screen:
+        window = screen.find_window(SgtMines.window_pattern)
+        x = display.Display(xdisplay)
+        x.create_resource_object("window", window.id).configure(x=screen.size[0] - 100)
+        x.sync()
+        x.close()
+    proc = _kaboom("--game", "sgt-mines", xdisplay=xdisplay)
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert "is not all on the 1280x1024 screen" in proc.stderr
+
+
+def test_no_display_and_no_window_are_one_line(xdisplay: str) -> None:
+    proc = _kaboom("--game", "sgt-mines", "--display", ":4242")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert "cannot open X display ':4242'" in proc.stderr
+    proc = _kaboom("--game", "kaboom-page", xdisplay=xdisplay)  # not running, no URL to open
+    assert proc.returncode == 1
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert "no window matches" in proc.stderr
+
+
+def test_a_game_ending_in_error_fails_the_command(xdisplay: str) -> None:
+    cover: list[Cover] = []
+
+    def cover_the_screen_once_playing() -> None:
+        with Screen(xdisplay) as screen:
+            window = screen.find_window(SgtMines.window_pattern, timeout=60)
+            time.sleep(0.5)
+            start = screen.capture_window(window)
+            deadline = time.monotonic() + 60
+            while (screen.capture_window(window) == start).all():  # until the first click
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            cover.append(Cover(xdisplay, (0, 0, *screen.size)))
+
+    thread = threading.Thread(target=cover_the_screen_once_playing)
+    thread.start()
+    try:
+        proc = _kaboom("--game", "sgt-mines", "--game-id", "30x16n99#error", "--speed", "5",
+                       xdisplay=xdisplay)
+    finally:
+        thread.join()
+        for c in cover:
+            c.close()
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert ": error 30x16/99" in proc.stdout
+    assert "the board is covered by 'a window on top'" in proc.stdout
+    assert "1 ended in error" in proc.stdout
