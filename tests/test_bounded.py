@@ -27,11 +27,13 @@ from tests.conftest import LiveServer
 SIDE, DENSE = 256, 256 * 256 // 2
 MARGIN_S = 1.5
 """CPU time past the deadline (the referee, in process)."""
-WALL_MARGIN_S = 2.5
-"""Wall time past the deadline over HTTP: the uninterruptible tail (a loss on 256x256
-draws, stores and sends 32,768 mines) stretched by a machine loaded 6-10x (measured
-up to 2.9 s with 1 s budgets under a load of 13-20 on 2 cores; unbounded moves took
-5.5 s in this test with the same budget, and 11.8 s with 5 s in issue #10)."""
+WALL_MARGIN_S = 3.0
+"""Wall time past the deadline over HTTP, as the test's clients see it: the
+uninterruptible tail (a loss on 256x256 draws, stores and sends 32,768 mines; an
+analysis sends 1.3 MB) stretched by a machine loaded 6-10x, plus the clients' own wait
+(a 503 for a request that waited its whole 1 s budget, nothing computed, was seen after
+1.75 s under a load of 19 on 2 cores).  Unbounded moves took 5.5 s in the first test
+with the same 1 s budget, and 11.8 s with 5 s in issue #10."""
 
 
 @pytest.fixture
