@@ -165,10 +165,12 @@ def test_every_answer_within_budget_and_refusals_change_nothing(one_second: Live
     assert after["moves"] == before["moves"] + codes.count(200)
 
 
-def test_out_of_time_move_on_a_huge_frontier_is_refused_in_time() -> None:
-    """A lattice of 3,600 numbers on 256x256 at 50 % mines cannot be answered in no
-    time: the referee refuses (a 503) rather than guess, having spent no more than the
-    fixed margin of CPU time past its deadline."""
+def test_out_of_time_move_on_a_huge_frontier_is_bounded_and_never_punished() -> None:
+    """A lattice of 3,600 numbers on 256x256 at 50 % mines cannot be classified in no
+    time.  Out of time, the referee never punishes without a proof: the click opens if
+    the SAT fallback finds a layout with it safe within its floor, or the move is refused
+    (a 503) -- which of the two depends on the machine's speed, and both spend no more
+    than the fixed margin of CPU time past the deadline."""
     rng = random.Random(5)
     mines = set(rng.sample([(x, y) for y in range(SIDE) for x in range(SIDE)], DENSE))
     rows = [["#"] * SIDE for _ in range(SIDE)]
@@ -180,7 +182,14 @@ def test_out_of_time_move_on_a_huge_frontier_is_refused_in_time() -> None:
     game = replace(Game.new("g", rules), rows=tuple("".join(r) for r in rows), moves=1)
     frontier_of(game.position)  # a board size's neighbour table is built once per process
     referee = Referee(budget_s=0.0)
+    x, y = lattice[-1]
     cpu = time.process_time()  # the work done past the deadline, whatever the machine's load
-    with pytest.raises(BudgetExceededError):
-        referee.apply(game, Move.reveal(*lattice[-1]), Budget(0.0))
+    try:
+        after, _ = referee.apply(game, Move.reveal(x, y), Budget(0.0))
+    except BudgetExceededError:
+        assert referee.timeouts == 1
+    else:
+        assert after.status == "playing"
+        assert after.rows[y][x] not in "#F?*"
+        assert referee.timeouts == 1 and after.moves == game.moves + 1
     assert time.process_time() - cpu < MARGIN_S
