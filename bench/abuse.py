@@ -1,7 +1,7 @@
 """Abusive requests while bots play: other games' latency, move times against the budget, RSS.
 
-Usage: python bench/abuse.py [--seconds 20] [--bots 4] [--budget 5] [--analysis-budget 3]
-           [--phases baseline,body_1mb,...] [--json bench/results/abuse.json]
+Usage: python bench/abuse.py [--seconds 20] [--dense-seconds S] [--bots 4] [--budget 5]
+           [--analysis-budget 3] [--phases baseline,body_1mb,...] [--json PATH]
 
 Starts ``kaboom serve`` on a free port with a fresh database, keeps ``--bots`` bots
 (``bots/http.py``'s client) playing intermediate games and a prober reading one other
@@ -239,6 +239,9 @@ def phase(url: str, name: str, abuser: Abuser | None, seconds: float, k: int,
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=20.0, help="time per phase")
+    ap.add_argument("--dense-seconds", type=float, default=None,
+                    help="time of the dense phases (default: --seconds); the lattice gets "
+                         "heavier the longer it is clicked")
     ap.add_argument("--bots", type=int, default=4, help="bots playing intermediate games")
     ap.add_argument("--budget", type=float, default=5.0, help="move budget (s)")
     ap.add_argument("--analysis-budget", type=float, default=3.0, help="analysis budget (s)")
@@ -255,7 +258,10 @@ def main() -> None:
         rss.start()
         try:
             for name in args.phases.split(","):
-                rows.append(phase(url, name, PHASES[name], args.seconds, args.bots, rss))
+                seconds = args.seconds
+                if name.startswith("dense") and args.dense_seconds is not None:
+                    seconds = args.dense_seconds
+                rows.append(phase(url, name, PHASES[name], seconds, args.bots, rss))
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         finally:
             rss.stop.set()

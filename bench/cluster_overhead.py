@@ -66,8 +66,8 @@ def main() -> None:
     load_after = os.getloadavg()
     local, cluster = statistics.median(times["local"]), statistics.median(times["cluster"])
     print(f"{args.preset} {args.rule}, {args.games} games, {args.workers} workers: "
-          f"local {local:.2f} s ({args.games / local:.0f} games/s), "
-          f"cluster {cluster:.2f} s ({args.games / cluster:.0f} games/s), "
+          f"local {local:.2f} s ({args.games / local:.1f} games/s), "
+          f"cluster {cluster:.2f} s ({args.games / cluster:.1f} games/s), "
           f"cluster / local = {cluster / local:.3f}; same per-seed results: {same}")
     print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
     result = {

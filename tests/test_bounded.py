@@ -27,11 +27,13 @@ from tests.conftest import LiveServer
 SIDE, DENSE = 256, 256 * 256 // 2
 MARGIN_S = 1.5
 """CPU time past the deadline (the referee, in process)."""
-WALL_MARGIN_S = 2.5
-"""Wall time past the deadline over HTTP: the uninterruptible tail (a loss on 256x256
-draws, stores and sends 32,768 mines) stretched by a machine loaded 6-10x (measured
-up to 2.9 s with 1 s budgets under a load of 13-20 on 2 cores; unbounded moves took
-5.5 s in this test with the same budget, and 11.8 s with 5 s in issue #10)."""
+WALL_MARGIN_S = 3.0
+"""Wall time past the deadline over HTTP, as the test's clients see it: the
+uninterruptible tail (a loss on 256x256 draws, stores and sends 32,768 mines; an
+analysis sends 1.3 MB) stretched by a machine loaded 6-10x, plus the clients' own wait
+(a 503 for a request that waited its whole 1 s budget, nothing computed, was seen after
+1.75 s under a load of 19 on 2 cores).  Unbounded moves took 5.5 s in the first test
+with the same 1 s budget, and 11.8 s with 5 s in issue #10."""
 
 
 @pytest.fixture
@@ -119,7 +121,10 @@ def test_a_slow_game_never_delays_another_games_get(one_second: LiveServer) -> N
     assert busy > 6.0, "the dense game did not keep the server busy"
     assert {code for code, _ in answers} <= {200, 409, 503}, answers
     assert max(took for _, took in answers) < 1.0 + WALL_MARGIN_S
-    assert p99 < 0.5, f"other game's GET p99 {p99:.3f} s while the dense game was hammered"
+    # Before the gate, one dense game stalled every other game for seconds (6 s to 66 s in
+    # issue #10). The bound leaves room for a machine shared by other work (a GET p99 of
+    # 1.1 s was seen at load average 15 on 2 cores) while still failing on such stalls.
+    assert p99 < 2.0, f"other game's GET p99 {p99:.3f} s while the dense game was hammered"
 
 
 def test_every_answer_within_budget_and_refusals_change_nothing(one_second: LiveServer) -> None:
@@ -160,10 +165,12 @@ def test_every_answer_within_budget_and_refusals_change_nothing(one_second: Live
     assert after["moves"] == before["moves"] + codes.count(200)
 
 
-def test_out_of_time_move_on_a_huge_frontier_is_refused_in_time() -> None:
-    """A lattice of 3,600 numbers on 256x256 at 50 % mines cannot be answered in no
-    time: the referee refuses (a 503) rather than guess, having spent no more than the
-    fixed margin of CPU time past its deadline."""
+def test_out_of_time_move_on_a_huge_frontier_is_bounded_and_never_punished() -> None:
+    """A lattice of 3,600 numbers on 256x256 at 50 % mines cannot be classified in no
+    time.  Out of time, the referee never punishes without a proof: the click opens if
+    the SAT fallback finds a layout with it safe within its floor, or the move is refused
+    (a 503) -- which of the two depends on the machine's speed, and both spend no more
+    than the fixed margin of CPU time past the deadline."""
     rng = random.Random(5)
     mines = set(rng.sample([(x, y) for y in range(SIDE) for x in range(SIDE)], DENSE))
     rows = [["#"] * SIDE for _ in range(SIDE)]
@@ -175,7 +182,14 @@ def test_out_of_time_move_on_a_huge_frontier_is_refused_in_time() -> None:
     game = replace(Game.new("g", rules), rows=tuple("".join(r) for r in rows), moves=1)
     frontier_of(game.position)  # a board size's neighbour table is built once per process
     referee = Referee(budget_s=0.0)
+    x, y = lattice[-1]
     cpu = time.process_time()  # the work done past the deadline, whatever the machine's load
-    with pytest.raises(BudgetExceededError):
-        referee.apply(game, Move.reveal(*lattice[-1]), Budget(0.0))
+    try:
+        after, _ = referee.apply(game, Move.reveal(x, y), Budget(0.0))
+    except BudgetExceededError:
+        assert referee.timeouts == 1
+    else:
+        assert after.status == "playing"
+        assert after.rows[y][x] not in "#F?*"
+        assert referee.timeouts == 1 and after.moves == game.moves + 1
     assert time.process_time() - cpu < MARGIN_S

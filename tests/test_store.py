@@ -17,8 +17,10 @@ def test_steps_are_the_moves_in_order_and_undo_drops_the_last() -> None:
     boards = [game.rows]
     moves = [Move.reveal(4, 4), Move.flag(0, 0), Move.flag(0, 0)]
     for move in moves:
-        game, step = referee.apply(game, move)
-        store.save_move(game, step)
+        after, step = referee.apply(game, move)
+        after = replace(after, version=game.version + 1)
+        assert store.commit_move(game, after, step)
+        game = after
         boards.append(game.rows)
     steps = store.steps("g1")
     assert [s.move for s in steps] == [str(m) for m in moves]
@@ -27,7 +29,7 @@ def test_steps_are_the_moves_in_order_and_undo_drops_the_last() -> None:
     for n in range(len(moves), 0, -1):
         rows = steps[n - 1].undo(replace(game, rows=rows)).rows
         assert rows == boards[n - 1]
-    undone = referee.undo(game, store.last_step(game))
-    store.save_undo(undone)
+    undone = replace(referee.undo(game, store.last_step(game)), version=game.version + 1)
+    assert store.commit_undo(game, undone)
     assert [s.move for s in store.steps("g1")] == [str(m) for m in moves[:2]]
     assert store.steps("other") == []

@@ -75,7 +75,9 @@ async def get_game(
 ) -> GameOut:
     """Returns the game; with ``wait_moves`` waits for its next change (spectating)."""
     if wait_moves is None:
-        return GameOut.of(service.get(game_id))
+        # Off the event loop: the store's lock may be held by a move committing a large
+        # game (a 256x256 loss records 32,768 cells), and every other request would wait.
+        return GameOut.of(await run_in_threadpool(service.get, game_id))
     return GameOut.of(await service.wait_for_change(game_id, wait_moves, timeout))
 
 

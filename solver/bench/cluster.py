@@ -1,16 +1,13 @@
 """Plays a benchmark's games on the workers of a Dask cluster (``kaboom bench --cluster``).
 
-Dask's ``distributed`` rather than Ray: it is a pure-Python wheel (about 40 MB installed
-with dask and its dependencies, no compiled runtime of its own), a scheduler and workers
-start in seconds from two shell commands (``dask scheduler``, ``dask worker``), and it
-needs nothing but an importable function: a task is a plain call of
-:meth:`~solver.bench.runner.Setup.play`. It is imported here only, lazily, so the solver
-never needs it.
+Dask's ``distributed`` (why not Ray: docs/solver.md, "On a cluster") is imported here
+only, inside the functions, so the solver never needs it; a task is a plain call of
+:meth:`~solver.bench.runner.Setup.play` on a chunk of seeds.
 
-Games go out in chunks of seeds, two chunks per worker thread in flight: a million-game
-run keeps the scheduler's and this process's memory small, a worker that joins late
-gets work at once, and an interrupted run loses only the chunks in flight.
-A chunk whose worker dies is rerun elsewhere by the scheduler.
+Two chunks a worker thread are in flight at any time: a million-game run keeps the
+scheduler's and this process's memory small, a worker that joins late gets work at
+once, and an interrupted run loses only the chunks in flight. A chunk whose worker
+dies is rerun elsewhere by the scheduler.
 """
 
 from __future__ import annotations

@@ -168,7 +168,7 @@ def image() -> Iterator[Image]:
     finally:
         proc.terminate()
         try:
-            proc.wait(5)  # a page's open long poll holds a graceful shutdown for 25 s
+            proc.wait(2)  # a page's open long poll holds a graceful shutdown for 25 s
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(10)

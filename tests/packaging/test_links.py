@@ -1,4 +1,7 @@
-"""No link leaves the repository: the specification and every document it points to are here."""
+"""No link leaves the repository: the specification and every document it points to are here.
+
+Web addresses (``https://...``) are allowed: they work from any clone. A relative link or a
+path must land on a file of the repository, and an anchor on a heading of that file."""
 
 from __future__ import annotations
 
@@ -48,6 +51,8 @@ def test_every_link_is_a_file_in_the_repository(doc: Path) -> None:
     broken = []
     for line in prose(doc):
         for target in LINK.findall(line):
+            if re.match(r"(https?|mailto):", target):
+                continue
             path, _, anchor = target.partition("#")
             dest = (doc.parent / path).resolve() if path else doc
             inside = dest.is_relative_to(ROOT) and dest.exists()

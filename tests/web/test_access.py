@@ -56,7 +56,7 @@ def test_no_serious_violation_while_playing_after_a_loss_and_in_debug(
     assert serious_violations(page) == []
     # A lost game: banner, proof outlines and the replay bar.
     gid = page.eval_on_selector("#board", "b => b.dataset.gameId")
-    status = server.analysis(gid)["status"]
+    status = server.analysis(gid, page)["status"]
     mine = next(((x, y) for y, r in enumerate(status) for x, ch in enumerate(r) if ch == "m"),
                 None)
     target = mine or next((x, y) for y, r in enumerate(status) for x, ch in enumerate(r)

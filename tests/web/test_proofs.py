@@ -177,7 +177,10 @@ def test_debug_hover_and_focus_show_a_proof(page: Page, server: Server) -> None:
     x, y = int(target.get_attribute("data-x")), int(target.get_attribute("data-y"))
     target.hover()
     expect(page.locator("#reason")).to_contain_text(f"({x}, {y}) is safe:")
-    proof = server.http.get(f"/api/games/{gid}/proof", params={"x": x, "y": y}).json()
+    token = page.evaluate(
+        "(id) => JSON.parse(localStorage.getItem('kaboom.player-tokens'))[id]", gid)
+    proof = server.http.get(f"/api/games/{gid}/proof", params={"x": x, "y": y},
+                            headers={"Authorization": f"Bearer {token}"}).raise_for_status().json()
     assert outlined(page, "reason") == {(n["x"], n["y"]) for n in proof["numbers"]}
     page.mouse.move(0, 0)
     expect(page.locator("#board .c.reason")).to_have_count(0)
