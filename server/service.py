@@ -84,8 +84,20 @@ _HINT_CANDIDATES = 8
 _HINT_CELLS = 32
 """At most this many equally good guesses are named (the outside may have thousands)."""
 
+_KNOWN_PLAYERS = 100_000
+"""Games whose player-token hash is kept in memory (about 150 bytes each): a move is
+authorized without a read of the store before it queues for the game's turn."""
+
 _RETRIES = 8
 """Times a change is computed again after losing a race before the answer is 409."""
+
+
+def _check_token(player_hash: str, token: str | None) -> None:
+    if token is None:
+        raise MissingTokenError("only the player may do this: send the player's token as"
+                                " 'Authorization: Bearer <token>'")
+    if not hmac.compare_digest(token_hash(token), player_hash):
+        raise NotPlayerError("the token is not this game's player token")
 
 
 class GameService:
@@ -96,6 +108,8 @@ class GameService:
         self.settings = settings
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._guard = threading.Lock()
+        self._players: OrderedDict[str, str] = OrderedDict()
+        """Game id -> its player's token hash, which never changes once created."""
         self.watcher = Watcher(store, settings.long_poll_interval_s)
         self.pool = CachePool(settings.cache_mb << 20)
         self.gate = Gate(settings.solver_threads, settings.queued_moves, settings.queued_total)
@@ -150,11 +164,7 @@ class GameService:
     @staticmethod
     def check_player(game: Game, token: str | None) -> None:
         """Raises :class:`NotPlayerError` unless ``token`` is the game's player token."""
-        if token is None:
-            raise MissingTokenError("only the player may do this: send the player's token as"
-                                    " 'Authorization: Bearer <token>'")
-        if not hmac.compare_digest(token_hash(token), game.player_hash):
-            raise NotPlayerError("the token is not this game's player token")
+        _check_token(game.player_hash, token)
 
     # ------------------------------------------------------------------ changes
     def _change(
@@ -178,10 +188,23 @@ class GameService:
                     return new
             raise ConflictError("the game kept changing under this move; try again")
 
+    def knows_player(self, game_id: str) -> bool:
+        """Whether :meth:`authorize` can answer from memory (no read of the store)."""
+        return game_id in self._players
+
     def authorize(self, game_id: str, token: str | None) -> None:
         """Raises unless ``token`` is the game's player token: checked before a request
-        queues for the game's solver turn, so that watchers cannot crowd the player out."""
-        self.check_player(self.store.get(game_id), token)
+        queues for the game's solver turn, so that watchers cannot crowd the player out.
+        A game's token hash is read from the store once; the move itself checks it again
+        on the game it changes."""
+        player_hash = self._players.get(game_id)
+        if player_hash is None:
+            player_hash = self.store.get(game_id).player_hash
+            with self._guard:
+                self._players[game_id] = player_hash
+                if len(self._players) > _KNOWN_PLAYERS:
+                    self._players.popitem(last=False)
+        _check_token(player_hash, token)
 
     def play(
         self, game_id: str, move: Move, token: str | None, budget: Budget | None = None

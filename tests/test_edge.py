@@ -212,6 +212,12 @@ def test_only_the_player_moves(http: httpx.Client) -> None:
     assert r.status_code == 200 and r.json()["moves"] == 1
     assert http.get(f"/api/games/{gid}/analysis", headers=_auth(game)).status_code == 200
     assert http.get(f"/api/games/{gid}").json()["assisted"] is True
+    # Once the server knows the player (checked from memory from then on), a wrong or
+    # missing token is still refused and changes nothing.
+    r = http.post(f"/api/games/{gid}/flag", json={"x": 0, "y": 0}, headers=wrong)
+    assert r.status_code == 403
+    assert http.post(f"/api/games/{gid}/flag", json={"x": 0, "y": 0}).status_code == 401
+    assert http.get(f"/api/games/{gid}").json()["moves"] == 1
 
 
 # ------------------------------------------------------------------ secret seeds

@@ -8,6 +8,7 @@ so no window manager is needed (under a bare Xvfb there is none).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
@@ -81,9 +82,7 @@ class Screen:
 
     def __init__(self, display_name: str | None = None) -> None:
         self.display_name = display_name or os.environ.get("DISPLAY", ":0")
-        self._x = connect(self.display_name)
-        self._root = self._x.screen().root
-        self._net_wm_name = self._x.intern_atom("_NET_WM_NAME")
+        self._connect()
         self._mss = None
         try:
             import mss
@@ -92,6 +91,21 @@ class Screen:
             self._mss = factory(display=self.display_name)
         except Exception as exc:  # no mss or no XShm: fall back to Xlib
             log.info("mss unavailable (%s); capturing with Xlib get_image", exc)
+
+    def _connect(self) -> None:
+        self._x = connect(self.display_name)
+        self._root = self._x.screen().root
+        self._net_wm_name = self._x.intern_atom("_NET_WM_NAME")
+
+    def _reconnect(self) -> None:
+        """Starts a new X connection.  python-xlib can fail (an ``AttributeError``) while
+        it parses another client's extension error (RandR, from Chromium) on the way to
+        a reply; that leaves its connection believing a reader is still at work, and the
+        next request would wait for its reply forever.  Only a new connection is sound."""
+        log.info("python-xlib failed inside a request; reconnecting to %s", self.display_name)
+        with contextlib.suppress(Exception):  # a broken connection may not close cleanly
+            self._x.close()
+        self._connect()
 
     def close(self) -> None:
         if self._mss is not None:
@@ -115,6 +129,9 @@ class Screen:
                 children = win.query_tree().children
             except XError:
                 continue
+            except AttributeError:
+                self._reconnect()
+                return []
             stack.extend(reversed(children))
             if win == self._root:
                 continue
@@ -128,8 +145,11 @@ class Screen:
                 pos = win.translate_coords(self._root, 0, 0)
                 name = self._name(win)
                 wm_class = tuple(win.get_wm_class() or ())
-            except (XError, AttributeError):  # gone; or python-xlib tripping over an
-                continue                       # extension's error (RandR, from Chromium)
+            except XError:  # gone meanwhile
+                continue
+            except AttributeError:  # python-xlib's own failure: see _reconnect
+                self._reconnect()
+                return []  # callers look again
             found.append(Window(win.id, name, wm_class, -pos.x, -pos.y,
                                 geo.width, geo.height))
         return found
@@ -161,14 +181,22 @@ class Screen:
 
         Raises :class:`WindowNotFoundError` if it was closed or unmapped.
         """
-        win = self._x.create_resource_object("window", window.id)
-        try:
-            if win.get_attributes().map_state != X.IsViewable:
-                raise WindowNotFoundError(f"window {window.id:#x} ({window.name!r}) is hidden")
-            geo = win.get_geometry()
-            pos = win.translate_coords(self._root, 0, 0)
-        except XError:
-            raise WindowNotFoundError(f"window {window.id:#x} ({window.name!r}) is gone") from None
+        for attempt in (1, 2):
+            win = self._x.create_resource_object("window", window.id)
+            try:
+                if win.get_attributes().map_state != X.IsViewable:
+                    raise WindowNotFoundError(
+                        f"window {window.id:#x} ({window.name!r}) is hidden")
+                geo = win.get_geometry()
+                pos = win.translate_coords(self._root, 0, 0)
+                break
+            except XError:
+                raise WindowNotFoundError(
+                    f"window {window.id:#x} ({window.name!r}) is gone") from None
+            except AttributeError:  # python-xlib's own failure: see _reconnect
+                self._reconnect()
+                if attempt == 2:
+                    raise
         return Window(window.id, window.name, window.wm_class, -pos.x, -pos.y,
                       geo.width, geo.height)
 

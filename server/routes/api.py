@@ -30,6 +30,7 @@ from server.schemas import (
     ProofOut,
     ReplayOut,
 )
+from server.service import GameService
 from solver.budget import Budget
 from solver.position import Move, MoveKind
 
@@ -87,12 +88,21 @@ def moves(game_id: GameId, service: ServiceDep) -> MovesOut:
     return MovesOut(moves=service.moves(game_id))
 
 
+async def _authorize(service: GameService, game_id: str, token: str | None) -> None:
+    """The player check before a request queues for the game's turn; it reads the store
+    (off the event loop) only the first time this process sees the game."""
+    if service.knows_player(game_id):
+        service.authorize(game_id, token)
+    else:
+        await run_in_threadpool(service.authorize, game_id, token)
+
+
 def _move(kind: MoveKind):  # type: ignore[no-untyped-def]
     async def play(
         game_id: GameId, body: CellIn, service: ServiceDep, token: PlayerToken
     ) -> Response:
         move = Move(kind, body.x, body.y)
-        await run_in_threadpool(service.authorize, game_id, token)
+        await _authorize(service, game_id, token)
 
         def run(budget: Budget) -> Response:
             return _json(GameOut.of(service.play(game_id, move, token, budget)))
@@ -120,7 +130,7 @@ for _kind, _summary in [
 @router.post("/games/{game_id}/undo", responses=_ERRORS, response_model=GameOut)
 async def undo(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
     """Takes back the last move (after a loss, or in a debug game); marks it assisted."""
-    await run_in_threadpool(service.authorize, game_id, token)
+    await _authorize(service, game_id, token)
     return await service.gate.run(
         game_id, None, lambda _: _json(GameOut.of(service.undo(game_id, token)))
     )
@@ -129,7 +139,7 @@ async def undo(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Resp
 @router.get("/games/{game_id}/analysis", responses=_ERRORS, response_model=AnalysisOut)
 async def analysis(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
     """Every covered cell's status and exact probability; marks the game assisted."""
-    await run_in_threadpool(service.authorize, game_id, token)
+    await _authorize(service, game_id, token)
 
     def run(budget: Budget) -> Response:
         return _json(AnalysisOut.of(service.analyse(game_id, token, budget)[1]))
@@ -156,7 +166,7 @@ def proof(
 async def hint(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
     """A proven safe cell with its proof, or the best odds when the next click is a
     forced guess; only the player may ask, and it marks the game assisted."""
-    await run_in_threadpool(service.authorize, game_id, token)
+    await _authorize(service, game_id, token)
     return await service.gate.run(
         game_id,
         service.settings.analysis_budget_s,

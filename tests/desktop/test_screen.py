@@ -50,3 +50,26 @@ def test_attaches_to_a_running_game_and_starts_the_next_one(
         second = session.play(None, index=1)  # the game's own "new game" key
     assert first.outcome == second.outcome == "won"  # default sgt-mines boards need no guess
     assert first.final != second.final
+
+
+@pytest.mark.timeout(60)
+def test_finds_windows_again_after_python_xlib_fails_inside_a_reply(
+        xdisplay: str, running_mines: subprocess.Popen, monkeypatch: pytest.MonkeyPatch) -> None:
+    """python-xlib can raise while it parses a reply (another client's extension error,
+    seen with Chromium); its connection then waits forever on the next request.  The
+    screen reconnects instead: the lookup goes on and finds the game."""
+    with Screen(xdisplay) as screen:
+        broken = screen._x.display
+        real_parse = type(broken).parse_response
+        calls = {"n": 0}
+
+        def parse_once_broken(self, request):  # type: ignore[no-untyped-def]
+            calls["n"] += 1
+            if calls["n"] == 3:  # inside the walk, past the root
+                raise AttributeError("'NoneType' object has no attribute 'parse_binary'")
+            return real_parse(self, request)
+
+        monkeypatch.setattr(broken, "parse_response", parse_once_broken.__get__(broken))
+        window = screen.find_window(SgtMines.window_pattern, timeout=10)
+        assert window.wm_class[0] == "sgt-mines"
+        assert calls["n"] >= 3 and screen._x.display is not broken
