@@ -12,7 +12,9 @@ from server.service import GameService
 __all__ = ["GameId", "PlayerToken", "ServiceDep"]
 
 
-def _service(request: Request) -> GameService:
+async def _service(request: Request) -> GameService:
+    # async: FastAPI runs a plain ``def`` dependency on a worker thread, a thread hop
+    # per request for a lookup that cannot block
     return request.app.state.service
 
 
@@ -35,7 +37,7 @@ _bearer = HTTPBearer(
 )
 
 
-def _token(
+async def _token(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str | None:
     return credentials.credentials if credentials else None

@@ -52,6 +52,9 @@ class Analysis:
 class _Session:
     referee: Referee
     lock: threading.Lock
+    game: Game | None = None
+    """The game as this process last stored it: a move computes on it first, saving a
+    read, and the compare-and-set on its version catches any change made elsewhere."""
 
 
 def token_hash(token: str) -> str:
@@ -178,12 +181,23 @@ class GameService:
         computing again on the fresh game when another process got there first."""
         session = self._session(game_id)
         with session.lock:
+            remembered, session.game = session.game, None
             for _ in range(_RETRIES):
-                game = self.store.get(game_id)
-                self.check_player(game, token)
-                new, step = compute(session.referee, game)
+                game = remembered or self.store.get(game_id)
+                try:
+                    self.check_player(game, token)
+                    new, step = compute(session.referee, game)
+                except BudgetExceededError:
+                    raise
+                except Exception:
+                    if remembered is None:
+                        raise
+                    remembered = None  # it may be out of date: decide on the stored game
+                    continue
+                remembered = None
                 new = replace(new, version=game.version + 1)
                 if commit(game, new, step):
+                    session.game = new
                     self.watcher.changed(game_id)
                     return new
             raise ConflictError("the game kept changing under this move; try again")
