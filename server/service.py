@@ -95,14 +95,6 @@ _RETRIES = 8
 """Times a change is computed again after losing a race before the answer is 409."""
 
 
-def _check_token(player_hash: str, token: str | None) -> None:
-    if token is None:
-        raise MissingTokenError("only the player may do this: send the player's token as"
-                                " 'Authorization: Bearer <token>'")
-    if not hmac.compare_digest(token_hash(token), player_hash):
-        raise NotPlayerError("the token is not this game's player token")
-
-
 class GameService:
     """Creates games, checks who may move them, and applies moves."""
 
@@ -165,9 +157,13 @@ class GameService:
         return self.store.moves(game_id)
 
     @staticmethod
-    def check_player(game: Game, token: str | None) -> None:
-        """Raises :class:`NotPlayerError` unless ``token`` is the game's player token."""
-        _check_token(game.player_hash, token)
+    def check_player(player_hash: str, token: str | None) -> None:
+        """Raises unless ``token`` is the player token whose hash is ``player_hash``."""
+        if token is None:
+            raise MissingTokenError("only the player may do this: send the player's token as"
+                                    " 'Authorization: Bearer <token>'")
+        if not hmac.compare_digest(token_hash(token), player_hash):
+            raise NotPlayerError("the token is not this game's player token")
 
     # ------------------------------------------------------------------ changes
     def _change(
@@ -183,18 +179,18 @@ class GameService:
         with session.lock:
             remembered, session.game = session.game, None
             for _ in range(_RETRIES):
-                game = remembered or self.store.get(game_id)
+                stored = remembered is None
+                game = self.store.get(game_id) if stored else remembered
+                remembered = None
                 try:
-                    self.check_player(game, token)
+                    self.check_player(game.player_hash, token)
                     new, step = compute(session.referee, game)
                 except BudgetExceededError:
                     raise
                 except Exception:
-                    if remembered is None:
+                    if stored:
                         raise
-                    remembered = None  # it may be out of date: decide on the stored game
-                    continue
-                remembered = None
+                    continue  # the remembered game may be out of date: decide on the stored one
                 new = replace(new, version=game.version + 1)
                 if commit(game, new, step):
                     session.game = new
@@ -218,7 +214,7 @@ class GameService:
                 self._players[game_id] = player_hash
                 if len(self._players) > _KNOWN_PLAYERS:
                     self._players.popitem(last=False)
-        _check_token(player_hash, token)
+        self.check_player(player_hash, token)
 
     def play(
         self, game_id: str, move: Move, token: str | None, budget: Budget | None = None
@@ -249,7 +245,7 @@ class GameService:
             return replace(game, assisted=True), None
 
         game = self.store.get(game_id)
-        self.check_player(game, token)
+        self.check_player(game.player_hash, token)
         if game.assisted and game.status is GameStatus.PLAYING:
             return game
         return self._change(

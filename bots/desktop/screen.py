@@ -120,7 +120,15 @@ class Screen:
 
     # ------------------------------------------------------------------ windows
     def windows(self) -> list[Window]:
-        """Every mapped, viewable window of a useful size, depth-first."""
+        """Every mapped, viewable window of a useful size, depth-first; none when
+        python-xlib failed on the way (see :meth:`_reconnect`): callers look again."""
+        try:
+            return self._walk()
+        except AttributeError:
+            self._reconnect()
+            return []
+
+    def _walk(self) -> list[Window]:
         found: list[Window] = []
         stack = [self._root]
         while stack:
@@ -129,9 +137,6 @@ class Screen:
                 children = win.query_tree().children
             except XError:
                 continue
-            except AttributeError:
-                self._reconnect()
-                return []
             stack.extend(reversed(children))
             if win == self._root:
                 continue
@@ -147,9 +152,6 @@ class Screen:
                 wm_class = tuple(win.get_wm_class() or ())
             except XError:  # gone meanwhile
                 continue
-            except AttributeError:  # python-xlib's own failure: see _reconnect
-                self._reconnect()
-                return []  # callers look again
             found.append(Window(win.id, name, wm_class, -pos.x, -pos.y,
                                 geo.width, geo.height))
         return found
