@@ -21,8 +21,6 @@ import asyncio
 import json
 import os
 import random
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -33,37 +31,13 @@ from pathlib import Path
 
 import httpx
 
-from bots.base import GameSettings, play_game, think_in_thread
-from bots.http import HttpClient
-from bots.play_cli import PRESETS
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.conftest
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(db: Path, settings: dict[str, object]) -> tuple[subprocess.Popen[bytes], str]:
-    port = _free_port()
-    env = {**os.environ, **{f"KABOOM_{k.upper()}": str(v) for k, v in settings.items()}}
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kaboom", "serve", "--port", str(port), "--db", str(db)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{url}/api/games/none", timeout=1)
-            return proc, url
-        except httpx.TransportError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("kaboom serve did not start within 60 s")
+from bots.base import GameSettings, play_game, think_in_thread  # noqa: E402
+from bots.http import HttpClient  # noqa: E402
+from bots.play_cli import PRESETS  # noqa: E402
+from tests.conftest import LiveServer  # noqa: E402
 
 
 class RssSampler(threading.Thread):
@@ -253,8 +227,10 @@ def main() -> None:
                 "sqlite_synchronous": "NORMAL", "create_per_minute": 0}  # bots make many
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url = start_server(Path(tmp) / "abuse.db", settings)
-        rss = RssSampler(proc.pid)
+        server = LiveServer(Path(tmp) / "abuse.db", **settings).start()
+        url = server.url
+        assert server.proc is not None
+        rss = RssSampler(server.proc.pid)
         rss.start()
         try:
             for name in args.phases.split(","):
@@ -265,8 +241,7 @@ def main() -> None:
                 print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
         finally:
             rss.stop.set()
-            proc.terminate()
-            proc.wait(10)
+            server.stop()
     print(f"{args.bots} bots (intermediate), {args.seconds:g} s a phase, budget "
           f"{args.budget:g} s (analysis {args.analysis_budget:g} s), cpus={os.cpu_count()}, "
           f"load at start {load[0]:.1f}")

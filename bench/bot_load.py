@@ -17,61 +17,31 @@ import asyncio
 import functools
 import json
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
-import httpx
-
-from bots.base import Choice, GameResult, GameSettings, choose, play_game, think_in_thread
-from bots.http import HttpClient
-from bots.play_cli import PRESETS, summarize
-from solver.position import Position
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.conftest
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(db: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """Runs ``kaboom serve`` and waits until it answers."""
-    port = _free_port()
-    path = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kaboom", "serve", "--host", "127.0.0.1", "--port", str(port),
-         "--db", str(db)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(f"{url}/api/games/none", timeout=1)
-            return proc, url
-        except httpx.TransportError:
-            if proc.poll() is not None:
-                raise SystemExit("kaboom serve exited at start") from None
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("kaboom serve did not start within 60 s")
+from bots.base import Choice, GameResult, GameSettings, choose, play_game, think_in_thread  # noqa: E402
+from bots.http import HttpClient  # noqa: E402
+from bots.play_cli import PRESETS, summarize  # noqa: E402
+from solver.position import Position  # noqa: E402
+from solver.session import Solver  # noqa: E402
+from tests.conftest import LiveServer  # noqa: E402
 
 
 def _thinker(pool: Executor | None):  # type: ignore[no-untyped-def]
     if pool is None:
         return think_in_thread
 
-    async def think(position: Position, outside_guess: bool, first_click: str) -> Choice:
-        call = functools.partial(choose, position, outside_guess=outside_guess,
-                                 first_click=first_click)
+    async def think(solver: Solver, position: Position) -> Choice:
+        # another process keeps no game state: a fresh solver there makes the same choice
+        call = functools.partial(choose, position, outside_guess=solver.outside_guess,
+                                 first_click=solver.first_click)
         return await asyncio.get_running_loop().run_in_executor(pool, call)
 
     return think
@@ -84,9 +54,9 @@ async def measure(url: str, settings: GameSettings, k: int, seconds: float,
     inner = _thinker(pool)
     thinking: list[float] = []
 
-    async def think(position: Position, outside_guess: bool, first_click: str) -> Choice:
+    async def think(solver: Solver, position: Position) -> Choice:
         start = time.perf_counter()
-        choice = await inner(position, outside_guess, first_click)
+        choice = await inner(solver, position)
         thinking.append(time.perf_counter() - start)
         return choice
     async with HttpClient(url, max_connections=2 * k + 4, timeout=60) as client:
@@ -134,16 +104,17 @@ def main() -> None:
     levels = [int(k) for k in args.levels.split(",")]
     pool = ProcessPoolExecutor(args.think_procs) if args.think_procs > 0 else None
     with tempfile.TemporaryDirectory() as tmp:
-        proc, url = (None, args.server) if args.server else start_server(Path(tmp) / "load.db")
+        server = None if args.server else LiveServer(  # bots make many games
+            Path(tmp) / "load.db", create_per_minute=0).start()
+        url = args.server or server.url
         try:
             rows = []
             for k in levels:
                 rows.append(asyncio.run(measure(url, settings, k, args.seconds, pool)))
                 print(f"K={k}: {rows[-1]['moves_per_s']} moves/s", file=sys.stderr)
         finally:
-            if proc is not None:
-                proc.terminate()
-                proc.wait(10)
+            if server is not None:
+                server.stop()
             if pool is not None:
                 pool.shutdown()
     print(f"{args.preset} ({settings.width}x{settings.height}/{settings.mines}), "

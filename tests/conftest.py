@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -81,6 +82,9 @@ class LiveServer:
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the server
+        """The server's stderr: a file, so a long run's log can never fill a pipe that
+        nobody reads (the server would block on its next write)."""
 
     def start(self) -> LiveServer:
         self.proc = subprocess.Popen(
@@ -97,7 +101,7 @@ class LiveServer:
                 str(self.workers),
             ],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self.log,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
         )
         deadline = time.monotonic() + 90  # several workers on a busy machine start slowly
@@ -107,7 +111,8 @@ class LiveServer:
                 return self
             except httpx.HTTPError:
                 if self.proc.poll() is not None:
-                    raise RuntimeError(self.proc.stderr.read().decode()) from None
+                    self.log.seek(0)
+                    raise RuntimeError(self.log.read().decode()) from None
                 time.sleep(0.1)
         raise RuntimeError("kaboom serve did not start in 90 s")
 
