@@ -146,17 +146,11 @@ function applyGame(game) {
 
 /** The form shows the settings of the game on the board (not saved until edited). */
 function showSettingsOf(game) {
-  const f = ui.form.elements;
-  f.preset.value = store.presetOf(game) ?? "custom";
-  ui.width.value = game.width;
-  ui.height.value = game.height;
-  ui.mines.value = game.mines;
-  f.first_click.value = game.first_click;
-  f.forced_guess.value = game.forced_guess;
-  f.outside_guess.checked = game.outside_guess;
-  f.question_marks.checked = game.question_marks !== false;
-  f.debug.checked = Boolean(game.debug);
-  limitMines();
+  writeForm({
+    ...game,
+    question_marks: game.question_marks !== false,
+    debug: Boolean(game.debug),
+  });
 }
 
 function undoAllowed(game) {
