@@ -1,6 +1,6 @@
 """Moves/s and reveal latency of 1 and 2 server workers on SQLite and PostgreSQL.
 
-    python bench/scale.py [--seconds 10] [--concurrency 1 8 32] [--workers 1 2]
+    python bench/scale.py [--seconds 10] [--concurrency 1 8 32] [--workers 1 2] [--repeat 3]
 
 The load generator must not be the bottleneck, so it does no solving while it measures:
 each player replays a recorded Expert game.  The games are recorded first, in process,
@@ -9,6 +9,11 @@ for the same clicks, replaying those clicks over HTTP gives the same game on the
 Requests are written by hand over keep-alive connections (no HTTP library on the hot
 path) and the generator's own CPU time is measured and printed next to the figures.
 PostgreSQL is Debian's, started in a temporary directory (as the tests do).
+
+Each measurement opens its players' connections afresh.  Which worker accepts which
+connection is up to the kernel and asyncio (a worker can accept a whole burst), and a
+keep-alive connection stays where it landed: so the same command varies from run to
+run, and ``--repeat`` measures each setting several times and prints the median and range.
 """
 
 from __future__ import annotations
@@ -203,6 +208,24 @@ def longpoll_latency(db: str, samples: int = 20) -> dict:
             "longpoll_max_ms": round(delays[-1], 1), "samples": samples}
 
 
+def summarize(rows: list[dict]) -> list[str]:
+    """One Markdown row per setting: the median of its runs, with their range."""
+    out = ["| store | workers | K | moves/s median (range) | reveal p50 ms | reveal p99 ms"
+           " median (range) | runs |", "|---|---|---|---|---|---|---|"]
+    settings = sorted({(r["store"], r["workers"], r["concurrency"])
+                       for r in rows if "workers" in r})
+    for store, workers, k in settings:
+        runs = [r for r in rows if (r.get("store"), r.get("workers"), r.get("concurrency"))
+                == (store, workers, k)]
+        rate = sorted(r["moves_per_s"] for r in runs)
+        p50 = statistics.median(r["reveal_p50_ms"] for r in runs)
+        p99 = sorted(r["reveal_p99_ms"] for r in runs)
+        out.append(f"| {store} | {workers} | {k} | {statistics.median(rate):.0f} "
+                   f"({rate[0]:.0f}-{rate[-1]:.0f}) | {p50:.1f} | {statistics.median(p99):.1f} "
+                   f"({p99[0]:.1f}-{p99[-1]:.1f}) | {len(runs)} |")
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
@@ -210,6 +233,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--stores", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument("--games", type=int, default=40, help="recorded games to replay")
+    parser.add_argument("--repeat", type=int, default=1, help="measurements of each setting")
     parser.add_argument("--out", default=str(ROOT / "bench/results/scale.json"))
     args = parser.parse_args()
 
@@ -233,19 +257,23 @@ def main() -> None:
                     proc, port = start_server(db, workers)
                     try:
                         for k in args.concurrency:
-                            row = {"store": store, "workers": workers, "concurrency": k,
-                                   **measure(port, games, k, args.seconds),
-                                   "load": os.getloadavg()[0]}
-                            rows.append(row)
-                            print(json.dumps(row), flush=True)
+                            for run in range(args.repeat):
+                                row = {"store": store, "workers": workers, "concurrency": k,
+                                       "run": run, **measure(port, games, k, args.seconds),
+                                       "load": os.getloadavg()[0]}
+                                rows.append(row)
+                                print(json.dumps(row), flush=True)
                     finally:
                         proc.terminate()
                         proc.wait(10)
     finally:
         if pg:
             pg.stop()
-    Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "rows": rows},
-                                         indent=1) + "\n")
+    summary = summarize(rows)
+    for line in summary:
+        print(line)
+    Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "rows": rows,
+                                          "summary": summary}, indent=1) + "\n")
     print(f"wrote {args.out}")
 
 

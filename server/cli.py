@@ -1,4 +1,5 @@
-"""``kaboom serve``: run the game server with uvicorn, in one process or several."""
+"""``kaboom serve``: run the game server with uvicorn, in one process or several
+(:mod:`server.workers`)."""
 
 from __future__ import annotations
 
@@ -57,12 +58,15 @@ def run(args: argparse.Namespace) -> int:
     if args.workers > 1 and settings.db == ":memory:":
         raise SystemExit("kaboom serve: several workers need a shared store, not :memory:")
     print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} worker(s))", flush=True)
+    if args.workers > 1:
+        from server.workers import serve
+
+        return serve(args.host, args.port, args.workers, args.log_level)
     uvicorn.run(
         "server.main:create_app",
         factory=True,
         host=args.host,
         port=args.port,
-        workers=args.workers,
         log_level=args.log_level,
         server_header=False,
     )

@@ -10,6 +10,7 @@ __all__ = [
     "MissingTokenError",
     "NotPlayerError",
     "RateLimitedError",
+    "StoreUnavailableError",
 ]
 
 
@@ -36,3 +37,7 @@ class RateLimitedError(KaboomError, RuntimeError):
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class StoreUnavailableError(KaboomError, RuntimeError):
+    """Raised when the game store cannot be read (the database is down or unreachable)."""

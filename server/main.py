@@ -23,6 +23,7 @@ from server.errors import (
     MissingTokenError,
     NotPlayerError,
     RateLimitedError,
+    StoreUnavailableError,
 )
 from server.routes import api
 from server.service import GameService
@@ -50,6 +51,7 @@ _STATUS: list[tuple[type[KaboomError], int]] = [
     (InvalidPositionError, 409),
     (RateLimitedError, 429),
     (BudgetExceededError, 503),
+    (StoreUnavailableError, 503),
 ]
 
 

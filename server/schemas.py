@@ -104,6 +104,15 @@ class XY(BaseModel):
     y: int
 
 
+class HealthOut(BaseModel):
+    """This process can read its store."""
+
+    status: Literal["ok"]
+    store: str = Field(description="sqlite or postgresql")
+    schema_version: int
+    worker: int = Field(description="the answering process's id (several share a port)")
+
+
 class LossOut(BaseModel):
     x: int
     y: int

@@ -39,6 +39,9 @@ class GameStore(Protocol):
     """Keeps games and their undo records; every write is a compare-and-set on
     ``Game.version`` and returns whether it committed."""
 
+    dialect: str
+
+    def schema_version(self) -> int: ...
     def create(self, game: Game) -> None: ...
     def get(self, game_id: str) -> Game: ...
     def commit_move(self, before: Game, after: Game, step: Step) -> bool: ...
@@ -324,6 +327,24 @@ class PostgresStore(_SqlStore):
                 return
             with conn.transaction(), conn.cursor() as cur:
                 yield _QmarkCursor(cur)
+
+    def commit_move(self, before: Game, after: Game, step: Step) -> bool:
+        # One statement, so one round trip in autocommit (the shared version is five:
+        # BEGIN, UPDATE, DELETE, INSERT, COMMIT); a statement is atomic on its own.  The
+        # step is written only if the compare-and-set updated the game; a record an
+        # undone move left under the same number is replaced.
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                "WITH moved AS (UPDATE games SET state = %s, version = %s, status = %s,"
+                " updated_at = %s WHERE id = %s AND version = %s RETURNING id),"
+                " stale AS (DELETE FROM steps WHERE game_id IN (SELECT id FROM moved)"
+                " AND n > %s)"
+                " INSERT INTO steps (game_id, n, step) SELECT id, %s, %s FROM moved"
+                " ON CONFLICT (game_id, n) DO UPDATE SET step = EXCLUDED.step RETURNING 1",
+                (_state(after), after.version, after.status.value, time.time(), after.id,
+                 before.version, after.moves, after.moves, _step_to_json(step)),
+            ).fetchone()
+        return row is not None
 
     def close(self) -> None:
         self._pool.close()

@@ -177,8 +177,10 @@ class _Watchdog:
                 self._thread = threading.Thread(target=self._run, name="sat-watchdog", daemon=True)
                 self._thread.start()
             key = id(solver)
+            earliest = min((d for d, _ in self._deadlines.values()), default=None)
             self._deadlines[key] = (deadline, solver)
-            self._cond.notify()
+            if earliest is None or deadline < earliest:
+                self._cond.notify()  # else the thread already wakes up in time
             return key
 
     def release(self, key: int) -> None:

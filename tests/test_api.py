@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 import httpx
@@ -252,3 +253,20 @@ def test_game_survives_a_server_restart(live_server: LiveServer) -> None:
         )
         r = http.post(f"/api/games/{gid}/flag", json={"x": covered[0], "y": covered[1]})
         assert r.status_code == 200 and r.json()["moves"] == 3
+
+
+def test_health_reads_the_store(client: TestClient) -> None:
+    from server import migrations
+
+    r = client.get("/api/health")
+    assert r.status_code == 200
+    assert r.json() == {"status": "ok", "store": "sqlite",
+                        "schema_version": migrations.latest(), "worker": os.getpid()}
+
+
+def test_health_is_503_when_the_store_cannot_be_read(client: TestClient) -> None:
+    client.app.state.service.store.close()  # type: ignore[attr-defined]
+    r = client.get("/api/health")
+    assert r.status_code == 503
+    assert r.headers["retry-after"] == "1"
+    assert "store" in r.json()["detail"]

@@ -67,7 +67,13 @@ def _click(client: httpx.Client, gid: str, cell: tuple[int, int]) -> tuple[httpx
     r = client.post(f"/api/games/{gid}/reveal", json={"x": cell[0], "y": cell[1]})
     took = time.monotonic() - t
     if r.status_code == 200 and r.json()["status"] == "lost":
-        client.post(f"/api/games/{gid}/undo").raise_for_status()
+        # A full queue on the game answers 503 with Retry-After: a client tries again.
+        for _ in range(100):
+            undo = client.post(f"/api/games/{gid}/undo")
+            if undo.status_code != 503:
+                break
+            time.sleep(0.1)
+        undo.raise_for_status()
     return r, took
 
 

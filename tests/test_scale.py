@@ -9,7 +9,11 @@ brute-force enumeration) says — also after undos made by the other process.
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import signal
+import socket
 import sqlite3
 import threading
 import time
@@ -284,19 +288,106 @@ def test_workers_on_one_port_lose_nothing(tmp_path: Path) -> None:
         server.stop()
 
 
+def _answering_workers(url: str, connections: int = 16) -> set[int]:
+    """The worker ids that answer ``connections`` keep-alive clients that connect in one
+    burst (all connected before any request is sent)."""
+    host, port = url.removeprefix("http://").split(":")
+    socks = [socket.create_connection((host, int(port)), timeout=30) for _ in range(connections)]
+    workers = set()
+    try:
+        for sock in socks:
+            sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: kaboom\r\n\r\n")
+        for sock in socks:
+            with sock.makefile("rb") as answer:
+                length = 0
+                while (line := answer.readline()) not in (b"\r\n", b""):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                workers.add(json.loads(answer.read(length))["worker"])
+    finally:
+        for sock in socks:
+            sock.close()
+    return workers
+
+
+def _worker_pids(server: LiveServer) -> set[int]:
+    assert server.proc is not None
+    pid = server.proc.pid
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    # the spawn start method adds a resource tracker beside the workers
+    return {int(c) for c in children
+            if "resource_tracker" not in Path(f"/proc/{c}/cmdline").read_text()}
+
+
+def test_workers_share_a_burst_of_connections_and_are_replaced(tmp_path: Path) -> None:
+    """Connections opened together reach both workers (a shared listening socket gave
+    all of them to one worker in most runs); a worker killed with -9 is replaced, and
+    the port keeps answering meanwhile."""
+    server = LiveServer(tmp_path / "burst.db", workers=2).start()
+    try:
+        workers = _worker_pids(server)
+        assert len(workers) == 2
+        assert _answering_workers(server.url) == workers
+        victim = min(workers)
+        os.kill(victim, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert httpx.get(f"{server.url}/api/health", timeout=30).status_code == 200
+            now = _worker_pids(server)
+            if len(now) == 2 and victim not in now:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the killed worker was not replaced")
+        deadline = time.monotonic() + 60  # the new worker answers once it has started
+        while _answering_workers(server.url) != now:
+            assert time.monotonic() < deadline, "the new worker never answered"
+            time.sleep(0.5)
+    finally:
+        server.stop()
+    assert server.proc is not None and server.proc.returncode == 0
+
+
+def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
+    """A store the workers cannot open fails ``kaboom serve --workers 2`` at once."""
+    (tmp_path / "a-file").write_text("")
+    server = LiveServer(tmp_path / "a-file" / "games.db", workers=2)
+    with pytest.raises(RuntimeError, match="failed to start"):
+        server.start()
+
+
 def test_a_stale_write_never_commits(store_url: str) -> None:
+    """The compare-and-set at the store: a move computed on an old version writes
+    neither the game nor its undo record; after an undo, the next move's record replaces
+    the one the undone move left under the same number."""
+    from dataclasses import replace
+
+    from server.game import Step
+
     store = open_store(store_url)
     game = Game.new(f"stale-{random.random()}", Rules(9, 9, 10))
     store.create(game)
-    from dataclasses import replace
-
     first = replace(game, rows=("F" + "#" * 8, *game.rows[1:]), moves=1, version=1)
-    from server.game import Step
-
-    step = Step("flag 0 0", ((0, 0, "#"),), game)
+    step = Step("f0,0", ((0, 0, "#"),), game)
     assert store.commit_move(game, first, step)
-    assert not store.commit_move(game, replace(first, moves=1, version=1), step)
+    late = Step("f1,0", ((1, 0, "#"),), game)
+    assert not store.commit_move(game, replace(first, version=1), late)
     assert store.get(game.id).version == 1
+    assert store.moves(game.id) == ["f0,0"]
+
+    undone = replace(game, version=2)
+    assert store.commit_undo(first, undone)
+    assert store.moves(game.id) == []
+    again = replace(first, version=3)
+    assert store.commit_move(undone, again, late)
+    assert store.moves(game.id) == ["f1,0"]
+    assert store.last_step(again).move == "f1,0"
+    # A record left under the next move's number (a plain commit took the game back
+    # without deleting it) is replaced, not a conflict.
+    back = replace(game, version=4)
+    assert store.commit(again, back)
+    assert store.commit_move(back, replace(first, version=5), step)
+    assert store.moves(game.id) == ["f0,0"]
     store.close()
 
 

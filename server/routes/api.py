@@ -11,6 +11,8 @@ every other request).
 
 from __future__ import annotations
 
+import logging
+import os
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response, status
@@ -18,12 +20,14 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from server.deps import GameId, PlayerToken, ServiceDep
+from server.errors import StoreUnavailableError
 from server.schemas import (
     MAX_SIDE,
     AnalysisOut,
     CellIn,
     CreatedGameOut,
     GameOut,
+    HealthOut,
     HintOut,
     MovesOut,
     NewGame,
@@ -37,6 +41,7 @@ from solver.position import Move, MoveKind
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api", tags=["games"])
+log = logging.getLogger("kaboom")
 
 _ERRORS = {
     401: {"description": "the player's token is missing"},
@@ -179,6 +184,24 @@ def replay(game_id: GameId, service: ServiceDep) -> ReplayOut:
     """A finished game's moves from its first board, each with the cells it changed;
     409 while it is being played."""
     return ReplayOut.of(service.replay(game_id)[1])
+
+
+@router.get(
+    "/health",
+    tags=["operations"],
+    responses={503: {"description": "the store cannot be read"}},
+)
+def health(service: ServiceDep) -> HealthOut:
+    """Whether this process can read its game store: for load balancers and container
+    health checks (answered by whichever worker the connection reached)."""
+    try:
+        version = service.store.schema_version()
+    except Exception as exc:
+        log.warning("health check: the store cannot be read: %s", exc)
+        raise StoreUnavailableError("the game store cannot be read") from exc
+    return HealthOut(
+        status="ok", store=service.store.dialect, schema_version=version, worker=os.getpid()
+    )
 
 
 def _json(model: BaseModel) -> Response:
