@@ -114,6 +114,7 @@ class LiveServer:
                     self.log.seek(0)
                     raise RuntimeError(self.log.read().decode()) from None
                 time.sleep(0.1)
+        self.kill()
         raise RuntimeError("kaboom serve did not start in 90 s")
 
     def kill(self) -> None:
