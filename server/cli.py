@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings()
     if args.workers > 1 and settings.db == ":memory:":
         raise SystemExit("kaboom serve: several workers need a shared store, not :memory:")
+    if args.workers > 1 and args.port == 0:
+        raise SystemExit("kaboom serve: several workers need a fixed --port (each binds it)")
     print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} worker(s))", flush=True)
     if args.workers > 1:
         from server.workers import serve

@@ -37,13 +37,18 @@ STOP_S = 10.0
 """How long stopping workers may take to finish their requests before they are killed."""
 
 
-def listening_socket(host: str, port: int) -> socket.socket:
-    """A socket bound to ``host:port`` that other workers may bind too."""
+def listening_socket(host: str, port: int, shared: bool = True) -> socket.socket:
+    """A socket bound to ``host:port`` that, when ``shared``, other workers may bind too."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind((host, port))
+    if shared:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
     return sock
 
 
@@ -69,8 +74,10 @@ def _worker(host: str, port: int, log_level: str, ready: Event) -> None:
 def serve(host: str, port: int, workers: int, log_level: str) -> int:
     """Runs ``workers`` server processes on ``host:port`` until SIGTERM or SIGINT;
     returns the exit status."""
-    try:  # fail here, with the reason, if the port cannot be shared
-        listening_socket(host, port).close()
+    # Fail here, with the reason, if anything listens on the port already: bound without
+    # SO_REUSEPORT, the probe fails even against another server's shared workers.
+    try:
+        listening_socket(host, port, shared=False).close()
     except OSError as exc:
         print(f"kaboom serve: cannot listen on {host}:{port}: {exc}", file=sys.stderr)
         return 1

@@ -15,6 +15,8 @@ import random
 import signal
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -346,6 +348,23 @@ def test_workers_share_a_burst_of_connections_and_are_replaced(tmp_path: Path) -
     finally:
         server.stop()
     assert server.proc is not None and server.proc.returncode == 0
+
+
+def test_workers_refuse_a_port_in_use(tmp_path: Path) -> None:
+    """A second ``kaboom serve --workers 2`` on the port of a running one exits with the
+    reason, instead of silently sharing the port with it."""
+    first = LiveServer(tmp_path / "first.db", workers=2).start()
+    try:
+        second = subprocess.run(
+            [sys.executable, "-m", "kaboom", "serve", "--port", str(first.port),
+             "--db", str(tmp_path / "second.db"), "--workers", "2"],
+            capture_output=True, text=True, timeout=60,
+        )
+        assert second.returncode == 1
+        assert "cannot listen" in second.stderr
+        assert httpx.get(f"{first.url}/api/health", timeout=30).status_code == 200
+    finally:
+        first.stop()
 
 
 def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
