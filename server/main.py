@@ -93,6 +93,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = service
     app.state.create_limiter = CreateLimiter(settings.create_per_minute, settings.create_burst)
     app.include_router(api.router)
+    app.include_router(api.operations)
     if importlib.util.find_spec("server.routes.pages") is not None:
         from server.routes import pages
 

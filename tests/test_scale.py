@@ -312,6 +312,15 @@ def _answering_workers(url: str, connections: int = 16) -> set[int]:
     return workers
 
 
+def _listening_sockets(port: int) -> int:
+    """How many sockets listen on ``port`` (IPv4), from the kernel's table."""
+    lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(
+        1 for line in lines
+        if (fields := line.split())[3] == "0A" and int(fields[1].split(":")[1], 16) == port
+    )
+
+
 def _worker_pids(server: LiveServer) -> set[int]:
     assert server.proc is not None
     pid = server.proc.pid
@@ -329,6 +338,10 @@ def test_workers_share_a_burst_of_connections_and_are_replaced(tmp_path: Path) -
     try:
         workers = _worker_pids(server)
         assert len(workers) == 2
+        deadline = time.monotonic() + 60  # the server answers once one worker listens
+        while _listening_sockets(server.port) < 2:
+            assert time.monotonic() < deadline, "the second worker never listened"
+            time.sleep(0.2)
         assert _answering_workers(server.url) == workers
         victim = min(workers)
         os.kill(victim, signal.SIGKILL)

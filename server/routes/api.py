@@ -38,7 +38,7 @@ from server.service import GameService
 from solver.budget import Budget
 from solver.position import Move, MoveKind
 
-__all__ = ["router"]
+__all__ = ["operations", "router"]
 
 router = APIRouter(prefix="/api", tags=["games"])
 log = logging.getLogger("kaboom")
@@ -186,11 +186,11 @@ def replay(game_id: GameId, service: ServiceDep) -> ReplayOut:
     return ReplayOut.of(service.replay(game_id)[1])
 
 
-@router.get(
-    "/health",
-    tags=["operations"],
-    responses={503: {"description": "the store cannot be read"}},
-)
+operations = APIRouter(prefix="/api", tags=["operations"])
+"""Routes for whoever runs the server, not for players."""
+
+
+@operations.get("/health", responses={503: {"description": "the store cannot be read"}})
 def health(service: ServiceDep) -> HealthOut:
     """Whether this process can read its game store: for load balancers and container
     health checks (answered by whichever worker the connection reached)."""
