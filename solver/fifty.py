@@ -26,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.frontier import Constraint
-from solver.position import COVERED_CHARS, Cell, Position
+from solver.frontier import Constraint, covered_mask
+from solver.position import Cell, Position
 
 __all__ = ["Count", "Pocket", "forced_pair", "influence", "pockets"]
 
@@ -88,8 +88,7 @@ def pockets(
     undecided = np.zeros((h + 4, w + 4), dtype=bool)
     blocked = np.zeros((h + 4, w + 4), dtype=bool)  # open: it tells the cells apart
     free = np.zeros((h + 4, w + 4), dtype=np.int8)  # covered, not a known mine
-    board = np.frombuffer("".join(position.rows).encode("ascii"), dtype=np.uint8)
-    covered = np.isin(board, _COVERED).reshape(h, w)
+    covered = covered_mask(position)
     inner = (slice(2, h + 2), slice(2, w + 2))
     blocked[inner] = ~covered
     mine = np.zeros((h, w), dtype=bool)
@@ -144,7 +143,6 @@ def pockets(
     return found
 
 
-_COVERED = np.array([ord(ch) for ch in COVERED_CHARS], dtype=np.uint8)
 
 
 def influence(pockets: Iterable[Pocket], cell: Cell) -> int:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from solver._kernels import Closure
 from solver.errors import InvalidPositionError
-from solver.position import COVERED_CHARS, Cell, CellState, Position
+from solver.position import COVERED_CHARS, Cell, Position
 
 __all__ = [
     "Component",
@@ -23,13 +24,21 @@ __all__ = [
     "Frontier",
     "FrontierTracker",
     "components",
+    "covered_mask",
     "fold_constraints",
     "frontier_of",
 ]
 
-_HASH, _FLAG, _QUESTION = (
-    ord(s.value) for s in (CellState.COVERED, CellState.FLAG, CellState.QUESTION)
-)
+_IS_COVERED = np.zeros(256, dtype=bool)
+_IS_COVERED[[ord(ch) for ch in COVERED_CHARS]] = True
+
+
+def covered_mask(position: Position) -> np.ndarray:
+    """``out[y, x]``: whether the cell is covered (marks included); one table lookup per
+    cell, where ``np.isin`` sorts its arguments on every call."""
+    board = np.frombuffer("".join(position.rows).encode("ascii"), dtype=np.uint8)
+    out: np.ndarray = _IS_COVERED[board].reshape(position.height, position.width)
+    return out
 
 
 def _around(mask: np.ndarray) -> np.ndarray:
@@ -62,9 +71,11 @@ def _neighbour_table(width: int, height: int) -> np.ndarray:
     return table.reshape(width * height, 8)
 
 
-@dataclass(frozen=True, slots=True)
-class Constraint:
-    """Exactly ``mines`` of ``cells`` are mines (``cells`` sorted, no duplicates)."""
+class Constraint(NamedTuple):
+    """Exactly ``mines`` of ``cells`` are mines (``cells`` sorted, no duplicates).
+
+    A named tuple rather than a frozen dataclass: a game makes hundreds of thousands, and
+    a tuple is built (and hashed) several times faster."""
 
     cells: tuple[Cell, ...]
     mines: int
@@ -162,7 +173,7 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     known = {c: m for c, m in (known or {}).items() if rows[c[1]][c[0]] in COVERED_CHARS}
     flat = "".join(rows)
     board = np.frombuffer(flat.encode("ascii"), dtype=np.uint8).reshape(height, width)
-    covered = (board == _HASH) | (board == _FLAG) | (board == _QUESTION)  # cheaper than isin
+    covered = _IS_COVERED[board]
     digits = (board >= ord("0")) & (board <= ord("8"))
     known_safe = np.zeros_like(covered)
     known_mine = np.zeros_like(covered)
@@ -261,6 +272,8 @@ class FrontierTracker:
         self._rows: tuple[str, ...] | None = None
         self._size = (0, 0, 0)
         self._closure: Closure | None = None
+        self._cells: tuple[Cell, ...] = ()
+        """Every cell by flat index: a constraint reuses these tuples, not new ones."""
         self._decided: dict[Cell, bool] = {}
         self._comp_of: dict[int, Component] = {}  # open number (flat index) -> component
         self._components: list[Component] | None = None
@@ -282,13 +295,15 @@ class FrontierTracker:
             closure = self._closure
             if closure is None or size != self._size or not closure.advance(flat):
                 closure = self._closure = Closure(width, height, flat)
+                if size[:2] != self._size[:2]:
+                    self._cells = cells_by_index(width, height)
                 self._size = size
                 self._decided, self._comp_of = {}, {}
             changed, decided, opened = closure.take()
             for i in opened:
-                self._decided.pop((i % width, i // width), None)
+                self._decided.pop(self._cells[i], None)
             for i, mine in decided:
-                self._decided[(i % width, i // width)] = mine
+                self._decided[self._cells[i]] = mine
             self._relink(closure, changed)
             if not 0 <= mines - closure.mines_decided <= closure.covered - len(self._decided):
                 raise InvalidPositionError("the mine count does not fit the covered cells")
@@ -319,7 +334,7 @@ class FrontierTracker:
             near, outside = closure.undecided()
             self._frontier = Frontier(
                 constraints=tuple(merged.values()),
-                cells=tuple([(i % width, i // width) for i in near]),
+                cells=tuple([self._cells[i] for i in near]),
                 mines_left=self._size[2] - closure.mines_decided,
                 known=dict(self._decided),
                 outside_count=len(outside),
@@ -330,9 +345,9 @@ class FrontierTracker:
 
     # ------------------------------------------------------------------ internals
     def _constraint(self, closure: Closure, j: int) -> Constraint:
-        width = self._size[0]
         cells, mines = closure.live(j)
-        return Constraint(tuple([(i % width, i // width) for i in cells]), mines)
+        cell = self._cells
+        return Constraint(tuple([cell[i] for i in cells]), mines)
 
     def _relink(self, closure: Closure, changed: list[int]) -> None:
         """Rebuilds the components that hold a changed number."""
@@ -351,6 +366,12 @@ class FrontierTracker:
                 comp_of[j] = comp
         self._components = None
         self._frontier = None
+
+
+@functools.lru_cache(maxsize=8)
+def cells_by_index(width: int, height: int) -> tuple[Cell, ...]:
+    """Every cell ``(x, y)`` at its flat index ``y * width + x``."""
+    return tuple((i % width, i // width) for i in range(width * height))
 
 
 def _component(members: list[int], cons: dict[int, Constraint], width: int) -> Component:

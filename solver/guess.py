@@ -10,15 +10,15 @@ lookahead (:mod:`solver.lookahead`, seed 002 step 4), which always picks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from solver import counting, endgame, fifty, lookahead, regions
 from solver.errors import InvalidPositionError
-from solver.frontier import Frontier, components
-from solver.position import COVERED_CHARS, Cell, Position
+from solver.frontier import Frontier, components, covered_mask
+from solver.position import Cell, Position
 from solver.profiles import Profile
 
 __all__ = ["POLICIES", "Guess", "Situation", "guess", "score"]
@@ -176,10 +176,11 @@ def safest(s: Situation) -> Guess:
     undecided neighbours."""
     profile, p = s.profile, s.probs
     relief = s.relief() if profile.risk else {}
-    best_p = min(p[c] for c in s.candidates)
-    tied = [c for c in s.candidates if p[c] <= best_p + 1e-9]
+    best_p = min(map(p.__getitem__, s.candidates))
+    bound = best_p + 1e-9
+    tied = [c for c in s.candidates if p[c] <= bound]
     if len(tied) > 16:  # many tied outside cells: only the corners/edges can win
-        degree = {c: _degree(s.position, c) for c in tied}
+        degree = dict(zip(tied, _degrees(s.position, tied), strict=True))
         low = min(degree.values())
         tied = [c for c in tied if degree[c] == low]
     cell = min(tied, key=lambda c: (s.covered_around(c), c[1], c[0]))
@@ -261,17 +262,18 @@ def score(s: Situation, o: lookahead.Outlook) -> float:
     return (1.0 - s.probs[o.cell]) * (1.0 + w * o.progress)
 
 
-def _degree(position: Position, cell: Cell) -> int:
-    x, y = cell
-    return (3 - (x == 0) - (x == position.width - 1)) * (3 - (y == 0) - (y == position.height - 1))
+def _degrees(position: Position, cells: Iterable[Cell]) -> Iterator[int]:
+    """How many cells each cell touches, itself included (9 inside, 6 on an edge, 4 in
+    a corner)."""
+    right, bottom = position.width - 1, position.height - 1
+    return ((3 - (x == 0) - (x == right)) * (3 - (y == 0) - (y == bottom)) for x, y in cells)
 
 
 def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[list[int]]:
     """Undecided covered neighbours of every cell, ``out[y][x]``."""
     h, w = position.height, position.width
-    board = np.frombuffer("".join(position.rows).encode("ascii"), dtype=np.uint8)
     grid = np.zeros((h + 2, w + 2), dtype=np.int8)
-    grid[1:-1, 1:-1] = np.isin(board, _COVERED).reshape(h, w)
+    grid[1:-1, 1:-1] = covered_mask(position)
     for x, y in known:
         grid[y + 1, x + 1] = 0
     around = sum(
@@ -283,7 +285,6 @@ def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[li
     return out
 
 
-_COVERED = np.array([ord(ch) for ch in COVERED_CHARS], dtype=np.uint8)
 
 
 def _shortlist(s: Situation, best_p: float) -> list[Cell]:

@@ -217,7 +217,18 @@ class Position:
         )
 
     def flags(self) -> tuple[Cell, ...]:
-        return tuple(c for c in self.covered() if self.rows[c[1]][c[0]] == CellState.FLAG)
+        """Every flagged cell, row-major."""
+        flag = CellState.FLAG.value
+        return self._cached(
+            "flags",
+            lambda: tuple(
+                (x, y)
+                for y, row in enumerate(self.rows)
+                if flag in row
+                for x, ch in enumerate(row)
+                if ch == flag
+            ),
+        )
 
     def numbers(self) -> tuple[tuple[Cell, int], ...]:
         """Every open number as ``((x, y), n)``, row-major."""

@@ -156,8 +156,8 @@ class SimulatedGame:
             if board[cy][cx] != COVERED:
                 continue
             around = around_of[cy * width + cx]
-            n = sum(1 for c in around if c in layout)
+            n = len(layout.intersection(around))
             board[cy][cx] = str(n)
             self._covered -= 1
             if n == 0:
-                stack.extend(c for c in around if board[c[1]][c[0]] == COVERED)
+                stack.extend(around)  # open ones are skipped when popped

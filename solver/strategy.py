@@ -20,7 +20,7 @@ from solver.frontier import Component, Constraint, Frontier, FrontierTracker, co
 from solver.groups import GroupResult, reduce_groups
 from solver.guess import Situation, guess
 from solver.knowledge import classify
-from solver.position import Cell, CellState, FirstClick, Move, Position
+from solver.position import Cell, FirstClick, Move, Position
 from solver.profiles import PROFILES, Profile
 
 __all__ = ["Decision", "choose", "first_cell"]
@@ -77,11 +77,11 @@ def choose(
     tracker = tracker or FrontierTracker()
     tracker.update(position)
     known = dict(tracker.decided)
-    certain = {c for c, m in known.items() if not m and position.char(*c) != CellState.FLAG}
+    flagged = frozenset(position.flags())  # flags block reveals
+    certain = {c for c, m in known.items() if not m and c not in flagged}
     algorithm = "trivial"
     if not certain:
-        certain = _groups(tracker.components(), known)
-        certain = {c for c in certain if position.char(*c) != CellState.FLAG}  # flags block reveals
+        certain = _groups(tracker.components(), known) - flagged
         algorithm = "groups"
     analysis: _Analysis | None = None
     if not certain or want_probabilities:
@@ -89,7 +89,7 @@ def choose(
         if not certain:
             certain = {
                 c for c, m in analysis.known.items()
-                if not m and position.char(*c) != CellState.FLAG
+                if not m and c not in flagged
             }
             known = analysis.known
             algorithm = "count" if analysis.count is not None else "sat"
@@ -97,7 +97,7 @@ def choose(
     if flag_mines:
         moves += [
             Move.flag(*c) for c in position.covered()
-            if known.get(c) and position.char(*c) != CellState.FLAG
+            if known.get(c) and c not in flagged
         ]
     probs = analysis.probs if analysis is not None and want_probabilities else None
     if certain:
@@ -108,7 +108,8 @@ def choose(
     if not undecided:
         return Decision(tuple(moves), "nothing left to reveal", "none", True, probs)
     frontier = set(analysis.frontier.cells)
-    candidates = [c for c in undecided if position.char(*c) != CellState.FLAG] or undecided
+    candidates = [c for c in undecided if c not in flagged] if flagged else undecided
+    candidates = candidates or undecided
     if not outside_guess:
         candidates = [c for c in candidates if c in frontier] or candidates
     situation = Situation(position, profile, analysis.frontier, analysis.known,
