@@ -9,10 +9,9 @@ idle, at half the throughput.  Here each worker binds the port itself with
 each connection's addresses, whatever the workers are doing.
 
 The parent only supervises: it restarts a worker that dies, stops them all on SIGTERM or
-SIGINT, and exits if one of the first workers fails before its app is built (a wrong
-database URL, a port in use), so that a broken configuration fails at once instead of
-restarting forever.  Workers die
-with the parent (``PR_SET_PDEATHSIG``), even if it is killed.
+SIGINT, and exits if one of the first workers fails before it listens (a wrong database
+URL, a port in use), so that a broken configuration fails at once instead of restarting
+forever.  Workers die with the parent (``PR_SET_PDEATHSIG``), even if it is killed.
 """
 
 from __future__ import annotations
@@ -64,8 +63,8 @@ def _worker(host: str, port: int, log_level: str, ready: Event) -> None:
     from server.main import create_app
 
     _die_with_parent()
-    sock = listening_socket(host, port)
     app = create_app()  # opens the store: a wrong URL fails here, before ``ready``
+    sock = listening_socket(host, port)
     ready.set()
     config = uvicorn.Config(app, log_level=log_level, server_header=False)
     uvicorn.Server(config).run(sockets=[sock])
