@@ -474,14 +474,19 @@ class DesktopSession:
                     for n, move in enumerate(moves):
                         self.click(move, first=n == 0)
                         clicks += 1
-                    position, ok = self._verify(position, moves)
+                    try:
+                        position, ok = self._verify(position, moves)
+                    except BoardHiddenError:
+                        raise
+                    except ScreenReadError:
+                        position, ok = self._read_again(), False
                 except BoardHiddenError as exc:
-                    if exc.by_game and _completes(position, moves):
-                        won = True  # the game's own "you won" dialog covers the board
+                    if exc.by_game and _may_complete(position, moves,
+                                                     self.profile.zeros_open_around):
+                        log.info("won: %s", exc)  # the game's own "you won" dialog
+                        won = True
                         break
                     raise
-                except ScreenReadError:
-                    position, ok = self._read_again(), False
                 rereads += 0 if ok else 1
             outcome = WON if won else self.profile.outcome(position)
         except (ScreenReadError, WindowNotFoundError) as exc:
@@ -531,10 +536,21 @@ def _zeros_closed(rows: list[str]) -> bool:
     return True
 
 
-def _completes(before: Position, moves: list[Move]) -> bool:
-    """Whether revealing ``moves`` leaves only the mines covered (the game is won)."""
+def _may_complete(before: Position, moves: list[Move], flood: bool) -> bool:
+    """Whether revealing ``moves`` can leave only the mines covered (win the game).
+
+    A game that opens the neighbours of a 0 itself (``flood``) may open more than the
+    clicked cells: any covered cell joined to a clicked one through covered cells.
+    """
     opened = {m.cell for m in moves if m.kind is MoveKind.REVEAL and before.is_covered(m.x, m.y)}
-    return len(before.covered()) - len(opened) == before.mines
+    if flood:
+        stack = list(opened)
+        while stack:
+            for cell in before.neighbours(*stack.pop()):
+                if cell not in opened and before.is_covered(*cell):
+                    opened.add(cell)
+                    stack.append(cell)
+    return len(before.covered()) - len(opened) <= before.mines
 
 
 def _as_expected(before: Position, after: Position, moves: list[Move]) -> bool:

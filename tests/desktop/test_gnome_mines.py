@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from bots.desktop import find_profile
-from bots.desktop.driver import DesktopSession
-from solver.position import Cell, Position
+from bots.desktop.driver import DesktopSession, _may_complete
+from solver.position import Cell, Move, Position
 from tests.oracle import number_at
 
 SHOTS = Path(__file__).resolve().parents[1] / "data" / "screens" / "gnome-mines"
@@ -62,3 +62,17 @@ def test_plays_real_games_to_the_end(xdisplay: str) -> None:
             final = Position.from_rows(list(r.final), r.mines)
             assert not r.last_certain, "lost on a proven move:\n" + "\n".join(r.final)
             assert not _wrong_numbers(final, _mines(final))
+
+
+def test_a_win_by_the_games_own_flood_is_a_win() -> None:
+    """GNOME Mines covers a won board with its "Congratulations!" dialog at once; when the
+    last click was a 0 that the game flooded open, the clicks alone do not finish the
+    board, but the cells the flood can reach do (CI once called such a win an error)."""
+    board = Position.from_rows(["###", "###", "###"], 1)
+    assert _may_complete(board, [Move.reveal(0, 0)], flood=True)
+    assert not _may_complete(board, [Move.reveal(0, 0)], flood=False)
+    # a flood stops at open cells: the covered cells beyond the 1 stay covered
+    split = Position.from_rows(["##1##"], 1)
+    assert not _may_complete(split, [Move.reveal(0, 0)], flood=True)
+    assert _may_complete(split, [Move.reveal(0, 0), Move.reveal(1, 0), Move.reveal(3, 0)],
+                         flood=False)
