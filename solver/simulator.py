@@ -66,6 +66,8 @@ class SimulatedGame:
         self.rule = FirstClick(rule)
         self.seed = seed
         self.layout: frozenset[Cell] | None = None
+        self._numbers: list[int] = []
+        """Each cell's number by flat index, counted once the layout is placed."""
         self.outcome = GameStatus.PLAYING
         self.moves = 0
         self._board = [[COVERED] * width for _ in range(height)]
@@ -108,6 +110,7 @@ class SimulatedGame:
             raise IllegalMoveError(f"({x}, {y}) is already open")
         if self.layout is None:
             self.layout = self._place(x, y)
+            self._numbers = self._count(self.layout)
         if (x, y) in self.layout:
             self._board[y][x] = CellState.EXPLODED.value
             self.outcome = GameStatus.LOST
@@ -145,19 +148,27 @@ class SimulatedGame:
         ]
         return frozenset(rng.sample(cells, self.mines))
 
+    def _count(self, layout: frozenset[Cell]) -> list[int]:
+        """Every cell's number, by flat index (each mine adds one around it)."""
+        width = self.width
+        around_of = neighbour_lists(width, self.height)
+        numbers = [0] * (width * self.height)
+        for x, y in layout:
+            for nx, ny in around_of[y * width + x]:
+                numbers[ny * width + nx] += 1
+        return numbers
+
     def _open(self, x: int, y: int) -> None:
-        layout = self.layout
-        assert layout is not None
-        board, width, height = self._board, self.width, self.height
-        around_of = neighbour_lists(width, height)
+        board, width, numbers = self._board, self.width, self._numbers
+        around_of = neighbour_lists(width, self.height)
         stack = [(x, y)]
         while stack:
             cx, cy = stack.pop()
             if board[cy][cx] != COVERED:
                 continue
-            around = around_of[cy * width + cx]
-            n = len(layout.intersection(around))
+            i = cy * width + cx
+            n = numbers[i]
             board[cy][cx] = str(n)
             self._covered -= 1
             if n == 0:
-                stack.extend(around)  # open ones are skipped when popped
+                stack.extend(around_of[i])  # open ones are skipped when popped
