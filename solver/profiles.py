@@ -64,8 +64,8 @@ class Profile:
 
 
 PROFILES: dict[str, Profile] = {
-    "fast": Profile("fast", lookahead=False, node_limit=20_000, endgame_cells=12,
-                    endgame_layouts=100),
+    "fast": Profile("fast", candidates=2, outside_candidates=1, node_limit=20_000,
+                    endgame_cells=20, endgame_layouts=300, regions=1000, fifty=True),
     "strong": Profile("strong", endgame_cells=20, endgame_layouts=300, regions=1000,
                       fifty=True, risk=0.9),
 }
