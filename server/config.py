@@ -38,7 +38,8 @@ class Settings(BaseSettings):
     max_body_bytes: int = 64 * 1024
     """Larger request bodies are refused with 413 before anything parses them."""
     create_per_minute: float = 30.0
-    """Games one client (IP address) may create a minute, on average, per process."""
+    """Games one client (IP address) may create a minute, on average, over all processes
+    on the store (0 turns the limit off)."""
     create_burst: int = 20
     """Games one client may create at once before the rate applies."""
     finished_expiry_s: float = 30 * 86400.0

@@ -3,16 +3,15 @@ and the rate limit on new games.
 
 Everything here is cheap and bounded, because it runs on the event loop that every game
 shares: a body is refused at its declared (or counted) size before a byte is parsed, and
-a validation error never echoes more than a short excerpt of what was sent.
+a validation error never echoes more than a short excerpt of what was sent.  (The rate
+limit is one statement on the store, made from the creating route's thread.)
 """
 
 from __future__ import annotations
 
 import json
 import math
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +21,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.errors import RateLimitedError
+from server.store import GameStore
 
 __all__ = [
     "BodyGuard",
@@ -236,30 +236,21 @@ class SecurityHeaders:
 
 class CreateLimiter:
     """A token bucket per client address for game creation: ``burst`` at once, then
-    ``per_minute``.  Bounded: the least recently seen addresses are forgotten."""
+    ``per_minute``.  The buckets live in the game store, so a client draws on one bucket
+    however many processes serve it; idle ones go with the expiry."""
 
-    def __init__(self, per_minute: float, burst: int, clients: int = 100_000) -> None:
+    def __init__(self, per_minute: float, burst: int, store: GameStore) -> None:
         self.rate = per_minute / 60.0
         self.burst = float(burst)
-        self.clients = clients
-        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
-        self._lock = threading.Lock()
+        self.store = store
 
     def check(self, request: Request) -> None:
         """Takes one token for the request's client or raises :class:`RateLimitedError`."""
         if self.rate <= 0:
             return
         key = request.client.host if request.client else "?"
-        now = time.monotonic()
-        with self._lock:
-            tokens, last = self._buckets.pop(key, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - last) * self.rate)
-            if tokens < 1.0:
-                self._buckets[key] = (tokens, now)
-                wait = (1.0 - tokens) / self.rate
-                raise RateLimitedError(
-                    f"too many new games from {key}: try again in {math.ceil(wait)} s", wait
-                )
-            self._buckets[key] = (tokens - 1.0, now)
-            while len(self._buckets) > self.clients:
-                self._buckets.popitem(last=False)
+        wait = self.store.take_token(key, time.time(), self.rate, self.burst)
+        if wait > 0:
+            raise RateLimitedError(
+                f"too many new games from {key}: try again in {math.ceil(wait)} s", wait
+            )

@@ -91,7 +91,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.service = service
-    app.state.create_limiter = CreateLimiter(settings.create_per_minute, settings.create_burst)
+    app.state.create_limiter = CreateLimiter(
+        settings.create_per_minute, settings.create_burst, service.store
+    )
     app.include_router(api.router)
     app.include_router(api.operations)
     if importlib.util.find_spec("server.routes.pages") is not None:

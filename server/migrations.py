@@ -1,7 +1,7 @@
 """The database schema as numbered migrations, applied in order on start-up.
 
 A small table of numbered SQL steps rather than alembic: the store speaks SQL through the
-drivers directly (no SQLAlchemy models for alembic to diff), the schema is two tables, and
+drivers directly (no SQLAlchemy models for alembic to diff), the schema is three tables, and
 each step must run on SQLite and PostgreSQL alike.  ``schema_version`` holds the number of
 the last step applied, so an existing database upgrades in place; a database made before
 the table existed (games and steps only) counts as version 1.
@@ -29,6 +29,13 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE games ADD COLUMN updated_at DOUBLE PRECISION NOT NULL DEFAULT 0",
         "UPDATE games SET status = {status}, updated_at = {created_at}",
         "CREATE INDEX IF NOT EXISTS games_expiry ON games (status, updated_at)",
+    ],
+    # 3: the game-creation rate limit's token buckets, one per client address, kept here
+    # so that every process on the store draws on the same bucket.
+    [
+        "CREATE TABLE IF NOT EXISTS create_buckets (client TEXT PRIMARY KEY,"
+        " tokens DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS create_buckets_age ON create_buckets (updated_at)",
     ],
 ]
 

@@ -52,6 +52,7 @@ class GameStore(Protocol):
     def moves(self, game_id: str) -> list[str]: ...
     def versions(self, game_ids: Sequence[str]) -> dict[str, int]: ...
     def expire(self, finished_before: float, idle_before: float) -> int: ...
+    def take_token(self, client: str, now: float, rate: float, burst: float) -> float: ...
     def close(self) -> None: ...
 
 
@@ -227,8 +228,9 @@ class _SqlStore:
 
     def expire(self, finished_before: float, idle_before: float) -> int:
         """Deletes games finished before ``finished_before`` and unfinished games with no
-        change since ``idle_before``; returns how many.  The condition is checked by the
-        DELETE itself, so a game that changed meanwhile is never removed."""
+        change since ``idle_before`` (and creation buckets as idle); returns how many
+        games.  The condition is checked by the DELETE itself, so a game that changed
+        meanwhile is never removed."""
         with self._tx() as cur:
             cur.execute(
                 "DELETE FROM steps WHERE game_id IN (SELECT id FROM games WHERE"
@@ -240,7 +242,35 @@ class _SqlStore:
                 " OR updated_at < ?",
                 (finished_before, idle_before),
             )
-            return int(cur.rowcount)
+            removed = int(cur.rowcount)
+            # a creation bucket untouched that long is full again (unless its refill takes
+            # longer than the idle expiry): forgetting it changes nothing
+            cur.execute("DELETE FROM create_buckets WHERE updated_at < ?", (idle_before,))
+            return removed
+
+
+    def take_token(self, client: str, now: float, rate: float, burst: float) -> float:
+        """Takes a token from ``client``'s bucket (``burst`` tokens, refilled at ``rate``
+        a second, shared by every process on the store); returns 0.0 when one was
+        taken, else the seconds until one is there.  One statement takes it, so two
+        processes can never both take the last token."""
+        least, greatest = ("LEAST", "GREATEST") if self.dialect == "postgresql" else ("MIN", "MAX")
+        refill = (f"{least}(?, create_buckets.tokens"
+                  f" + {greatest}(0, ? - create_buckets.updated_at) * ?)")
+        with self._tx() as cur:
+            taken = cur.execute(
+                "INSERT INTO create_buckets (client, tokens, updated_at) VALUES (?, ?, ?)"
+                f" ON CONFLICT (client) DO UPDATE SET tokens = {refill} - 1, updated_at = ?"
+                f" WHERE {refill} >= 1 RETURNING tokens",
+                (client, burst - 1, now, burst, now, rate, now, burst, now, rate),
+            ).fetchone()
+            if taken is not None:
+                return 0.0
+            tokens, updated = cur.execute(
+                "SELECT tokens, updated_at FROM create_buckets WHERE client = ?", (client,)
+            ).fetchone()
+        tokens = min(burst, float(tokens) + max(0.0, now - float(updated)) * rate)
+        return max(0.0, 1.0 - tokens) / rate
 
 
 class SqliteStore(_SqlStore):

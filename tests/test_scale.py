@@ -388,6 +388,46 @@ def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
         server.start()
 
 
+def test_the_creation_limit_is_one_bucket_over_every_process(store_url: str) -> None:
+    """A client's new games draw on one bucket in the store, not one a process: sixteen
+    parallel creations split over two processes with a burst of four get exactly four
+    games (per-process buckets gave eight)."""
+    limited = [LiveServer(store_url, create_per_minute=6, create_burst=4).start()
+               for _ in range(2)]
+    try:
+        def create(i: int) -> httpx.Response:
+            return httpx.post(f"{limited[i % 2].url}/api/games",
+                              json={"width": 9, "height": 9, "mines": 10}, timeout=30)
+
+        with ThreadPoolExecutor(16) as pool:
+            answers = list(pool.map(create, range(16)))
+        codes = sorted(r.status_code for r in answers)
+        assert codes == [201] * 4 + [429] * 12, codes
+        for r in answers:
+            if r.status_code == 429:
+                assert 1 <= int(r.headers["retry-after"]) <= 10
+                assert "too many new games" in r.json()["detail"]
+    finally:
+        for server in limited:
+            server.stop()
+
+
+def test_behind_a_trusted_balancer_each_player_has_a_bucket(tmp_path: Path) -> None:
+    """Behind a load balancer whose address is in ``FORWARDED_ALLOW_IPS`` (uvicorn's
+    default trusts this host), the bucket is the forwarded client's, not the balancer's."""
+    server = LiveServer(tmp_path / "g.db", create_per_minute=1, create_burst=1).start()
+    try:
+        def create(player: str) -> int:
+            return httpx.post(f"{server.url}/api/games", timeout=30,
+                              json={"width": 9, "height": 9, "mines": 10},
+                              headers={"X-Forwarded-For": player}).status_code
+
+        assert [create("203.0.113.7"), create("203.0.113.7"), create("198.51.100.2")] == [
+            201, 429, 201]
+    finally:
+        server.stop()
+
+
 def test_a_stale_write_never_commits(store_url: str) -> None:
     """The compare-and-set at the store: a move computed on an old version writes
     neither the game nor its undo record; after an undo, the next move's record replaces
