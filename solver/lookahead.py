@@ -138,12 +138,18 @@ def outlook(
         else:
             rest.append(con)
     n_out = len(outside) - (cell in outside) - sum(1 for c in free if c in outside)
-    key = tuple(sorted(free))
+    # The cell's number links the same cells whatever it shows: split the components
+    # once, then put each possible number in place of this placeholder.
+    shown = Constraint(tuple(sorted(free)), 0)
+    groups = [cs for _, cs in components([*rest, shown] if free else rest)]
     branches = []
     for v in range(len(free) + 1):
-        cons = [*rest, Constraint(key, v)] if free else rest
+        number = Constraint(shown.cells, v)
         try:
-            tables = kept + [counting.tabulate(cs, node_limit) for _, cs in components(cons)]
+            tables = kept + [
+                counting.tabulate([number if con is shown else con for con in cs], node_limit)
+                for cs in groups
+            ]
             cnt = counting.combine(tables, n_out, mines_left)
         except (ValueError, counting.TooBig):
             continue
