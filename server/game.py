@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 import time
 from collections import deque
-from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -26,7 +25,15 @@ from solver.errors import (
 )
 from solver.frontier import Frontier
 from solver.knowledge import CountEncoding, KnowledgeEngine, Status, random_layout
-from solver.position import COVERED_CHARS, Cell, GameStatus, Move, MoveKind, Position
+from solver.position import (
+    COVERED_CHARS,
+    Cell,
+    GameStatus,
+    Move,
+    MoveKind,
+    Position,
+    neighbours,
+)
 from solver.probability import LayoutCounter, draw_layout
 
 __all__ = ["Game", "Loss", "Referee", "Rules", "Step"]
@@ -138,13 +145,6 @@ class Step:
         )
 
 
-def _neighbours(x: int, y: int, width: int, height: int) -> Iterable[Cell]:
-    for ny in range(max(0, y - 1), min(height, y + 2)):
-        for nx in range(max(0, x - 1), min(width, x + 2)):
-            if nx != x or ny != y:
-                yield nx, ny
-
-
 WORK_SHARE = 0.8
 """Share of a move's budget the solver works in; the rest is kept for what cannot be
 interrupted after it (drawing the board, storing the move, answering)."""
@@ -249,7 +249,7 @@ class Referee:
         n = game.position.number(x, y)
         if n is None:
             raise IllegalMoveError(f"({x}, {y}) is not an open number; chords need one")
-        around = list(_neighbours(x, y, game.rules.width, game.rules.height))
+        around = list(neighbours(x, y, game.rules.width, game.rules.height))
         flags = sum(1 for cx, cy in around if game.rows[cy][cx] == "F")
         if flags != n:
             raise IllegalMoveError(f"({x}, {y}) shows {n} but has {flags} flags around it")
@@ -388,10 +388,10 @@ class Referee:
             cell = queue.popleft()
             if cell in changes:
                 continue
-            n = sum(1 for nb in _neighbours(*cell, w, h) if nb in layout)
+            n = sum(1 for nb in neighbours(*cell, w, h) if nb in layout)
             changes[cell] = str(n)
             if n == 0:
-                for nx, ny in _neighbours(*cell, w, h):
+                for nx, ny in neighbours(*cell, w, h):
                     if (nx, ny) not in changes and rows[ny][nx] in ("#", "?"):
                         queue.append((nx, ny))
         rows = _set(rows, changes)
