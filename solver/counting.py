@@ -14,6 +14,7 @@ lookahead and the endgame need); :mod:`solver.probability` is the public exact m
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -96,7 +97,17 @@ def tabulate(constraints: Sequence[Constraint], node_limit: int = 200_000) -> Ta
 
 def _classes(key: Key) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
     """The cells of ``key``'s constraints in classes, in search order, and the
-    constraints (indices into ``key``) of each class.
+    constraints (indices into ``key``) of each class (shared lists: not to be changed).
+    They depend on the constraints' cells only, so the lookahead's branches, which
+    differ in one number, share them."""
+    return _classes_of(tuple(cells for cells, _ in key))
+
+
+@functools.lru_cache(maxsize=1024)
+def _classes_of(
+    key: tuple[tuple[tuple[int, int], ...], ...],
+) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
+    """:func:`_classes` over the constraints' cells ``key``.
 
     Cells that lie in exactly the same constraints are interchangeable: they form one
     class, assigned a mine count k at once with multiplicity C(size, k).  Classes go in
@@ -104,7 +115,7 @@ def _classes(key: Key) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
     (and checked) soon after its first class is assigned.
     """
     cell_cons: dict[tuple[int, int], list[int]] = {}
-    for j, (cells, _) in enumerate(key):
+    for j, cells in enumerate(key):
         for c in cells:
             cell_cons.setdefault(c, []).append(j)
     by_sig: dict[tuple[int, ...], list[tuple[int, int]]] = {}
@@ -206,9 +217,9 @@ def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
     for k, w in everything.items():
         rest = mines_left - k
         if 0 <= rest <= outside:
-            weight += w * comb(outside, rest)
+            weight += w * _ways(outside, rest)
             if outside and rest:
-                outside_mine += w * comb(outside - 1, rest - 1)
+                outside_mine += w * _ways(outside - 1, rest - 1)
     if weight == 0:
         raise ValueError("no layout fits these numbers and the mine count")
     mine_weight: dict[tuple[int, int], int] = {}
@@ -221,7 +232,7 @@ def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
             for k2, w in others.items():
                 rest = mines_left - k - k2
                 if 0 <= rest <= outside:
-                    f += w * comb(outside, rest)
+                    f += w * _ways(outside, rest)
             factor[k] = f
         acc = [0] * len(table.cells)
         for k, row in table.cell_counts.items():
@@ -232,6 +243,13 @@ def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
         for c, v in zip(table.cells, acc, strict=True):
             mine_weight[c] = v
     return Count(weight, mine_weight, outside, outside_mine, tuple(tables))
+
+
+@functools.lru_cache(maxsize=8192)
+def _ways(n: int, k: int) -> int:
+    """``C(n, k)``, remembered: a game asks for the same few (outside cells, mines
+    left) again and again, and each is a big integer."""
+    return comb(n, k)
 
 
 def _convolve(a: dict[int, int], b: dict[int, int], cap: int) -> dict[int, int]:
