@@ -47,6 +47,20 @@ class CellLook:
             return None
         return max(self.ink, key=lambda k: self.ink[k])
 
+    def number(self, mine_share: float) -> str | None:
+        """What an open cell shows: ``"0"`` when almost blank, else the digit whose
+        colour covers most of it, or ``"*"`` when that is the 7's colour (the mine's too)
+        over more than ``mine_share`` of it; ``None`` when no digit colour is present."""
+        if self.ink_share < 0.03:
+            return "0"
+        digits = {k: v for k, v in self.ink.items() if k in "12345678"}
+        if not digits:
+            return None
+        best = max(digits, key=lambda k: digits[k])
+        if best == "7" and self.ink_share > mine_share:
+            return "*"
+        return best
+
 
 def relief_of(grey: np.ndarray, surface: float) -> float:
     """How much brighter than the surface a cell's top and left edges get (a raised

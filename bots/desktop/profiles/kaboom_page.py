@@ -121,12 +121,4 @@ class KaboomPage(Profile):
             return "F"
         if cal.open is not None and not self.near(look.surface, cal.open):
             return None
-        if look.ink_share < 0.03:
-            return "0"
-        digits = {k: v for k, v in look.ink.items() if k in "12345678"}
-        if not digits:
-            return None
-        best = max(digits, key=lambda k: digits[k])
-        if best == "7" and look.ink_share > 0.3:
-            return "*"
-        return best
+        return look.number(mine_share=0.3)
