@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from solver.errors import KaboomError
-from solver.position import Cell, CellState, FirstClick, GameStatus, Move, MoveKind, Position
+from solver.position import (
+    CellState,
+    FirstClick,
+    GameStatus,
+    Loss,
+    Move,
+    MoveKind,
+    Position,
+)
 from solver.session import Solver
 
 __all__ = [
@@ -58,16 +66,6 @@ class GameSettings:
         names = ("width", "height", "mines", "first_click", "forced_guess", "outside_guess",
                  "question_marks", "seed")
         return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
-
-
-@dataclass(frozen=True, slots=True)
-class Loss:
-    """Where and why a game was lost; ``safe_cell`` proves a ``guess_while_safe`` loss."""
-
-    x: int
-    y: int
-    reason: str
-    safe_cell: Cell | None = None
 
 
 @dataclass(frozen=True, slots=True)

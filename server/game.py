@@ -29,6 +29,7 @@ from solver.position import (
     COVERED_CHARS,
     Cell,
     GameStatus,
+    Loss,
     Move,
     MoveKind,
     Position,
@@ -57,16 +58,6 @@ class Rules:
     seeded: bool = False
     """The creator chose the seed: the game is reproducible by anyone, so it may show it.
     A server-drawn seed stays secret until the game ends (it would predict the draws)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Loss:
-    """Where and why the game was lost; ``safe_cell`` proves a ``guess_while_safe``."""
-
-    x: int
-    y: int
-    reason: LossReason
-    safe_cell: Cell | None = None
 
 
 @dataclass(frozen=True, slots=True)

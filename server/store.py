@@ -21,8 +21,8 @@ from typing import Any, Protocol
 
 from server import migrations
 from server.errors import GameNotFoundError
-from server.game import Game, Loss, Rules, Step
-from solver.position import GameStatus
+from server.game import Game, Rules, Step
+from solver.position import GameStatus, Loss
 
 __all__ = [
     "GameStore",

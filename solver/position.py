@@ -24,6 +24,7 @@ __all__ = [
     "CellState",
     "FirstClick",
     "GameStatus",
+    "Loss",
     "Move",
     "MoveKind",
     "Position",
@@ -80,6 +81,18 @@ class GameStatus(enum.StrEnum):
     PLAYING = "playing"
     WON = "won"
     LOST = "lost"
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """Where and why a game was lost (the API's reasons: ``certain_mine``,
+    ``guess_while_safe``, ``outside_guess``, ``forced_guess``); ``safe_cell`` is the safe
+    cell that proves a ``guess_while_safe`` loss."""
+
+    x: int
+    y: int
+    reason: str
+    safe_cell: Cell | None = None
 
 
 class FirstClick(enum.StrEnum):
