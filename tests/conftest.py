@@ -118,6 +118,8 @@ class LiveServer:
         raise RuntimeError("kaboom serve did not start in 90 s")
 
     def kill(self) -> None:
+        """Kills the server abruptly (SIGKILL, no graceful shutdown), as a crash would;
+        :meth:`start` brings it back on the same port and database."""
         if self.proc and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()

@@ -12,7 +12,8 @@ import pytest
 from bots.base import GameResult, GameSettings, GameView, play_game
 from bots.http import HttpClient
 from bots.play_cli import PRESETS, run_games
-from tests.bots.conftest import ROOT, LiveServer, subprocess_env
+from tests.bots.conftest import ROOT, subprocess_env
+from tests.conftest import LiveServer
 
 # 200 games with the default settings, as the issue asks; seeded so failures replay.
 PRESET_GAMES = {"beginner": 120, "intermediate": 50, "expert": 30}
@@ -65,7 +66,7 @@ def test_a_server_restart_mid_run_is_survived(live_server: LiveServer) -> None:
 
         async def restart() -> None:
             await moved.wait()
-            await asyncio.to_thread(live_server.crash)
+            await asyncio.to_thread(live_server.kill)
             await asyncio.sleep(1.0)  # requests meanwhile fail: connection refused
             await asyncio.to_thread(live_server.start)
 
@@ -130,8 +131,7 @@ def test_cli_reports_network_errors_without_a_traceback(tmp_path) -> None:  # ty
     assert dead.returncode == 2 and "cannot reach the server" in dead.stderr
     assert "Traceback" not in dead.stderr
 
-    server = LiveServer(tmp_path)
-    server.start()
+    server = LiveServer(tmp_path / "kaboom.db").start()
     env = subprocess_env()
     cmd = [sys.executable, "-m", "kaboom", "bot", "play", "--server", server.url,
            "--preset", "expert", "--games", "50", "--concurrency", "2", "--retry-for", "2",
@@ -143,7 +143,7 @@ def test_cli_reports_network_errors_without_a_traceback(tmp_path) -> None:  # ty
         for line in proc.stderr:  # wait until a game is under way, then pull the plug
             if "watch at" in line:
                 break
-        server.crash()
+        server.kill()
         out, err = proc.communicate(timeout=120)
     finally:
         proc.kill()

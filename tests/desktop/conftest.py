@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import time
 from collections.abc import Iterator
 
 import pytest
 
 from bots.desktop.xvfb import virtual_display
+from tests.conftest import LiveServer
 
 SGT_MINES = shutil.which("sgt-mines") or "/usr/games/sgt-mines"
 
@@ -39,33 +38,6 @@ def need_chromium() -> None:
 @pytest.fixture(scope="module")
 def kaboom_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A ``kaboom serve`` on a free local port with a fresh database."""
-    import socket
-    import sys
-
-    import httpx
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    db = tmp_path_factory.mktemp("kaboom") / "games.db"
-    proc = subprocess.Popen([sys.executable, "-m", "kaboom", "serve", "--port", str(port),
-                             "--db", str(db)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"{url}/openapi.json", timeout=1).raise_for_status()
-                break
-            except httpx.HTTPError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("kaboom serve did not start") from None
-                time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    server = LiveServer(tmp_path_factory.mktemp("kaboom") / "games.db").start()
+    yield server.url
+    server.stop()
