@@ -24,19 +24,10 @@ from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
 from bots.desktop.xvfb import virtual_display
 from solver.position import Move
-from tests.desktop.boards import expected_rows, opened_by, random_layout
+from tests.desktop.boards import expected_rows, opened_by, random_layout, read_until
 
 SIZES = [(9, 9, 10), (16, 16, 40), (30, 16, 99)]
 TILES = [16, 20, 24, 32]
-
-
-def _settled(session: DesktopSession, want: list[str], timeout: float = 5.0) -> list[str]:
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = list(session.read().rows)
-        if rows == want or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
 
 
 def _compare(got: list[str], want: list[str]) -> tuple[int, int]:
@@ -71,11 +62,11 @@ def main() -> int:
                         for c in half:
                             session.click(Move.reveal(*c))
                         want = expected_rows(layout, w, h, opened_by(layout, w, h, [start, *half]))
-                        checks.append((_settled(session, want), want))
+                        checks.append((read_until(session, want), want))
                         for c in safe[len(safe) // 2:]:
                             session.click(Move.reveal(*c))
                         want = expected_rows(layout, w, h, set(safe), won=True)
-                        checks.append((_settled(session, want), want))
+                        checks.append((read_until(session, want), want))
                         t0 = time.perf_counter()
                         for _ in range(10):
                             session.read()

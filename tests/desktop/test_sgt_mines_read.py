@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
 from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
 from solver.position import Move
-from tests.desktop.boards import expected_rows, opened_by, random_layout
+from tests.desktop.boards import expected_rows, opened_by, random_layout, read_until
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
-
-
-def _read_until(session: DesktopSession, want: list[str], timeout: float = 5.0) -> list[str]:
-    """Reads until the board shows ``want`` (the game may lag); returns the last reading."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = list(session.read().rows)
-        if rows == want or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
 
 
 def _diff(got: list[str], want: list[str]) -> str:
@@ -60,7 +49,7 @@ def test_known_layout_reads_back_exactly(xdisplay: str, width: int, height: int,
             session.click(Move.reveal(*cell))
         opened = opened_by(layout, width, height, [start, *half])
         want = expected_rows(layout, width, height, opened)
-        got = _read_until(session, want)
+        got = read_until(session, want)
         assert got == want, _diff(got, want)
 
         # open the rest: the game is won and sgt-mines flags every mine itself
@@ -69,7 +58,7 @@ def test_known_layout_reads_back_exactly(xdisplay: str, width: int, height: int,
             session.click(Move.reveal(*cell))
         opened = opened_by(layout, width, height, [start, *half, *rest])
         want = expected_rows(layout, width, height, opened, won=True)
-        got = _read_until(session, want)
+        got = read_until(session, want)
         assert got == want, _diff(got, want)
         assert session.profile.outcome(session.read()) == "won"
 
@@ -86,11 +75,11 @@ def test_flag_and_exploded_mine_read_back(xdisplay: str) -> None:
         want = [list(r) for r in base]
         want[flagged[1]][flagged[0]] = "F"
         rows = ["".join(r) for r in want]
-        got = _read_until(session, rows)
+        got = read_until(session, rows)
         assert got == rows, _diff(got, rows)
         session.click(Move.reveal(*stepped))
         want[stepped[1]][stepped[0]] = "X"
         rows = ["".join(r) for r in want]
-        got = _read_until(session, rows)
+        got = read_until(session, rows)
         assert got == rows, _diff(got, rows)
         assert session.profile.outcome(session.read()) == "lost"
