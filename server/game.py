@@ -37,7 +37,7 @@ from solver.position import (
 )
 from solver.probability import LayoutCounter, draw_layout
 
-__all__ = ["Game", "Loss", "Referee", "Rules", "Step"]
+__all__ = ["Game", "Referee", "Rules", "Step"]
 
 LossReason = Literal["certain_mine", "guess_while_safe", "outside_guess", "forced_guess"]
 
