@@ -21,6 +21,7 @@ from solver.position import (
     FirstClick,
     GameStatus,
     Loss,
+    LossReason,
     Move,
     MoveKind,
     Position,
@@ -108,7 +109,7 @@ class GameView:
             forced_guess=str(data.get("forced_guess", "survive")),
             outside_guess=bool(data.get("outside_guess", False)),
             seed=data.get("seed"),
-            loss=Loss(int(loss["x"]), int(loss["y"]), str(loss["reason"]),
+            loss=Loss(int(loss["x"]), int(loss["y"]), LossReason(loss["reason"]),
                       (int(safe["x"]), int(safe["y"])) if safe else None) if loss else None,
         )
 

@@ -29,6 +29,7 @@ from bots.base import (
     think_in_thread,
 )
 from bots.http import HttpClient
+from solver.position import LossReason
 
 __all__ = ["PRESETS", "Summary", "add_arguments", "run", "run_games", "summarize"]
 
@@ -39,7 +40,8 @@ PRESETS: dict[str, tuple[int, int, int]] = {
 }
 
 # Losses no complete bot may suffer whatever the settings: each one is a bug.
-BOT_FAULTS = frozenset({"guess_while_safe", "certain_mine", "outside_guess"})
+BOT_FAULTS = frozenset({LossReason.GUESS_WHILE_SAFE, LossReason.CERTAIN_MINE,
+                        LossReason.OUTSIDE_GUESS})
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,6 +30,7 @@ from solver.position import (
     Cell,
     GameStatus,
     Loss,
+    LossReason,
     Move,
     MoveKind,
     Position,
@@ -38,9 +39,6 @@ from solver.position import (
 from solver.probability import LayoutCounter, draw_layout
 
 __all__ = ["Game", "Referee", "Rules", "Step"]
-
-LossReason = Literal["certain_mine", "guess_while_safe", "outside_guess", "forced_guess"]
-
 
 @dataclass(frozen=True, slots=True)
 class Rules:
@@ -283,16 +281,16 @@ class Referee:
             self.timeouts += 1
             drawn = layout({c: False}, allow_none=True)
             if drawn is None:
-                return explode(game, "certain_mine")
+                return explode(game, LossReason.CERTAIN_MINE)
             return self._open(game, c, drawn)
         if status is Status.SAFE:
             return self._open(game, c, layout({c: False}))
         if status is Status.MINE:
-            return explode(game, "certain_mine")
+            return explode(game, LossReason.CERTAIN_MINE)
         safe = [s for s in knowledge.safe if position.is_covered(*s)]
         if safe:
             proof = min(safe, key=lambda s: (max(abs(s[0] - x), abs(s[1] - y)), s[1], s[0]))
-            return explode(game, "guess_while_safe", proof)
+            return explode(game, LossReason.GUESS_WHILE_SAFE, proof)
         if knowledge.unresolved:
             # A safe cell may hide among the unsettled cells: give the click the benefit
             # of the doubt and treat it as a forced guess that survives.
@@ -305,13 +303,13 @@ class Referee:
             and not game.rules.outside_guess
             and any(knowledge.status(f) is not Status.MINE for f in frontier)
         ):
-            return explode(game, "outside_guess")
+            return explode(game, LossReason.OUTSIDE_GUESS)
         game = replace(game, forced_guesses=game.forced_guesses + 1)
         if game.rules.forced_guess == "survive":
             return self._open(game, c, layout({c: False}))
         drawn = layout({})
         if c in drawn:
-            return self._show_loss(game, c, "forced_guess", None, drawn)
+            return self._show_loss(game, c, LossReason.FORCED_GUESS, None, drawn)
         return self._open(game, c, drawn)
 
     def _first_layout(

@@ -13,6 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 from server.game import Game, Rules
 from server.service import Analysis, Hint, Replay
+from solver.position import LossReason
 from solver.proof import Proof
 
 __all__ = [
@@ -116,7 +117,7 @@ class HealthOut(BaseModel):
 class LossOut(BaseModel):
     x: int
     y: int
-    reason: Literal["certain_mine", "guess_while_safe", "outside_guess", "forced_guess"]
+    reason: LossReason
     safe_cell: XY | None = None
 
 

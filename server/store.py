@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from server import migrations
 from server.errors import GameNotFoundError
 from server.game import Game, Rules, Step
-from solver.position import GameStatus, Loss
+from solver.position import GameStatus, Loss, LossReason
 
 __all__ = [
     "GameStore",
@@ -93,7 +93,7 @@ def game_from_dict(data: dict[str, Any]) -> Game:
         assisted=data["assisted"],
         started_at=data["started_at"],
         elapsed_final_ms=data["elapsed_final_ms"],
-        loss=Loss(loss["x"], loss["y"], loss["reason"], tuple(safe) if safe else None)
+        loss=Loss(loss["x"], loss["y"], LossReason(loss["reason"]), tuple(safe) if safe else None)
         if loss
         else None,
         created_at=data["created_at"],

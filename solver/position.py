@@ -25,6 +25,7 @@ __all__ = [
     "FirstClick",
     "GameStatus",
     "Loss",
+    "LossReason",
     "Move",
     "MoveKind",
     "Position",
@@ -83,15 +84,28 @@ class GameStatus(enum.StrEnum):
     LOST = "lost"
 
 
+class LossReason(enum.StrEnum):
+    """Why a Kaboom game was lost (the API's ``loss.reason``)."""
+
+    CERTAIN_MINE = "certain_mine"
+    """The cell was proven a mine."""
+    GUESS_WHILE_SAFE = "guess_while_safe"
+    """A guess while some covered cell was proven safe."""
+    OUTSIDE_GUESS = "outside_guess"
+    """A guess off the frontier while the frontier had a cell that may be safe (a game
+    that does not allow outside guesses)."""
+    FORCED_GUESS = "forced_guess"
+    """A fair guess, with no safe cell anywhere, that the draw made a mine."""
+
+
 @dataclass(frozen=True, slots=True)
 class Loss:
-    """Where and why a game was lost (the API's reasons: ``certain_mine``,
-    ``guess_while_safe``, ``outside_guess``, ``forced_guess``); ``safe_cell`` is the safe
-    cell that proves a ``guess_while_safe`` loss."""
+    """Where and why a game was lost; ``safe_cell`` is the safe cell that proves a
+    ``guess_while_safe`` loss."""
 
     x: int
     y: int
-    reason: str
+    reason: LossReason
     safe_cell: Cell | None = None
 
 
