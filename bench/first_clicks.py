@@ -30,7 +30,7 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from solver_compare import mcnemar
 
 
-def _finish(game: SimulatedGame, solver: Solver) -> bool:
+def finish(game: SimulatedGame, solver: Solver) -> bool:
     while game.outcome is GameStatus.PLAYING:
         d = solver.decide(game.position())
         for move in d.moves:
@@ -58,11 +58,11 @@ def play_seed(args: tuple[str, str, tuple[int, int], str, list[tuple[int, int]],
         game = copy.deepcopy(base)
         solver = Solver(profile, first_click=FirstClick(rule))
         if game.char(*cell) != CellState.COVERED:
-            wins.append(_finish(game, solver))
+            wins.append(finish(game, solver))
             continue
         game.reveal(*cell)
         wins.append(game.outcome is GameStatus.WON or
-                    (game.outcome is GameStatus.PLAYING and _finish(game, solver)))
+                    (game.outcome is GameStatus.PLAYING and finish(game, solver)))
     return seed, wins, time.process_time() - start
 
 

@@ -73,6 +73,28 @@ class SimulatedGame:
         self._board = [[COVERED] * width for _ in range(height)]
         self._covered = width * height
 
+    @classmethod
+    def resume(cls, position: Position, layout: frozenset[Cell]) -> SimulatedGame:
+        """The game of ``position`` played on ``layout`` (a consistent layout, such as
+        :func:`solver.probability.sample_layout` draws): rollouts and what-ifs continue
+        from a position the player saw, on a world that agrees with it."""
+        game = cls(position.width, position.height, position.mines)
+        game.layout = frozenset(layout)
+        game._numbers = game._count(game.layout)
+        width = position.width
+        for y, row in enumerate(position.rows):
+            for x, ch in enumerate(row):
+                if ch == FLAG:
+                    game._board[y][x] = FLAG
+                elif ch.isdigit():
+                    if (x, y) in game.layout or int(ch) != game._numbers[y * width + x]:
+                        raise ValueError(f"the layout does not agree with ({x}, {y})")
+                    game._board[y][x] = ch
+                    game._covered -= 1
+                elif ch not in (COVERED, CellState.QUESTION):
+                    raise ValueError(f"({x}, {y}) shows {ch!r}: the game is over")
+        return game
+
     # ------------------------------------------------------------------ view
     def position(self) -> Position:
         """What the player sees now."""

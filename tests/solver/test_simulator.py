@@ -70,3 +70,31 @@ def test_mine_loses_and_flags_block() -> None:
     assert game.reveal(*mine) is GameStatus.PLAYING  # flagged: nothing happens
     game.play(Move.flag(*mine))
     assert game.reveal(*mine) is GameStatus.LOST
+
+
+def test_resume_continues_the_same_game_on_its_layout() -> None:
+    game = SimulatedGame(*preset("intermediate"), seed=7)
+    game.reveal(0, 0)
+    assert game.layout is not None
+    mine = next(iter(game.layout))
+    game.play(Move.flag(*mine))
+    copy = SimulatedGame.resume(game.position(), game.layout)
+    assert copy.position() == game.position() and copy.covered == game.covered
+    for y in range(16):
+        for x in range(16):
+            if (x, y) not in game.layout and game.char(x, y) == "#":
+                assert copy.reveal(x, y) is game.reveal(x, y)
+                assert copy.position() == game.position()
+    assert copy.outcome is GameStatus.WON
+
+
+def test_resume_refuses_a_layout_that_disagrees() -> None:
+    game = SimulatedGame(*preset("beginner"), seed=5)
+    game.reveal(0, 0)
+    assert game.layout is not None
+    opened = next((x, y) for y in range(9) for x in range(9) if game.char(x, y).isdigit())
+    with pytest.raises(ValueError, match="does not agree"):
+        SimulatedGame.resume(game.position(), game.layout | {opened})
+    game.reveal(*next(iter(game.layout)))
+    with pytest.raises(ValueError, match="game is over"):
+        SimulatedGame.resume(game.position(), game.layout)
