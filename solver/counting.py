@@ -24,7 +24,9 @@ from math import comb
 from solver._kernels import assignments, tally
 from solver.frontier import Constraint
 
-__all__ = ["Count", "Table", "TooBig", "combine", "count", "solutions", "tabulate"]
+__all__ = [
+    "Count", "Table", "TooBig", "combine", "count", "solutions", "tabulate", "total_weight",
+]
 
 Key = tuple[tuple[tuple[tuple[int, int], ...], int], ...]
 
@@ -243,6 +245,18 @@ def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
         for c, v in zip(table.cells, acc, strict=True):
             mine_weight[c] = v
     return Count(weight, mine_weight, outside, outside_mine, tuple(tables))
+
+
+def total_weight(dists: Sequence[dict[int, int]], outside: int, mines_left: int) -> int:
+    """The number of layouts only (no per-cell weights): components with these
+    mine-count distributions (``Table.totals``) and ``outside`` unconstrained cells."""
+    everything: dict[int, int] = {0: 1}
+    for d in dists:
+        everything = _convolve(everything, d, mines_left)
+    return sum(
+        w * _ways(outside, mines_left - k)
+        for k, w in everything.items() if 0 <= mines_left - k <= outside
+    )
 
 
 @functools.lru_cache(maxsize=8192)

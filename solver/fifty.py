@@ -78,11 +78,16 @@ class Pocket:
 
 
 def pockets(
-    position: Position, known: Mapping[Cell, bool], mines_left: int, count: Count
+    position: Position,
+    known: Mapping[Cell, bool],
+    mines_left: int,
+    count: Count,
+    pair_walls: int = 1,
+    box_walls: int = 0,
 ) -> list[Pocket]:
-    """Every 2x1, 1x2 and 2x2 pocket of undecided cells that at most one more mine
-    (for a pair; none for a 2x2 block) would turn into a 50/50 (JSMinesweeper's
-    long-term risk)."""
+    """Every 2x1, 1x2 and 2x2 pocket of undecided cells that at most ``pair_walls``
+    more mines (for a pair; ``box_walls`` for a 2x2 block) would turn into a 50/50
+    (JSMinesweeper's long-term risk)."""
     w, h = position.width, position.height
     # Cells padded by two on every side; off the board counts as neither kind.
     undecided = np.zeros((h + 4, w + 4), dtype=bool)
@@ -112,12 +117,12 @@ def pockets(
     corners = [(-1, -1), (2, -1), (-1, 2), (2, 2)]
     kinds = [
         ((1, 0), horizontal, here & at(1, 0, undecided) & (side(blocked, horizontal) == 0)
-         & (side(free, horizontal) <= min(1, mines_left - 1))),
+         & (side(free, horizontal) <= min(pair_walls, mines_left - 1))),
         ((0, 1), vertical, here & at(0, 1, undecided) & (side(blocked, vertical) == 0)
-         & (side(free, vertical) <= min(1, mines_left - 1))),
+         & (side(free, vertical) <= min(pair_walls, mines_left - 1))),
         ((1, 1), corners, here & at(1, 0, undecided) & at(0, 1, undecided)
-         & at(1, 1, undecided) & (side(blocked, corners) == 0) & (side(free, corners) == 0)
-         & (mines_left >= 2)),
+         & at(1, 1, undecided) & (side(blocked, corners) == 0)
+         & (side(free, corners) <= min(box_walls, mines_left - 2))),
     ]
     places = sorted(
         (int(y), int(x), k)
@@ -127,17 +132,18 @@ def pockets(
     found: list[Pocket] = []
     for y, x, k in places:
         (dx, dy), offsets, _ = kinds[k]
-        if k == 2:
-            box = ((x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1))
-            weight = count({box[0]: True, box[3]: True, box[1]: False, box[2]: False})
-            if weight:
-                found.append(Pocket(box, (), weight))
-            continue
-        other = (x + dx, y + dy)
         missing = tuple(
             (x + ox, y + oy) for ox, oy in offsets if free[y + 2 + oy, x + 2 + ox]
         )
-        weight = count(dict.fromkeys(missing, True) | {(x, y): True, other: False})
+        walls = dict.fromkeys(missing, True)
+        if k == 2:
+            box = ((x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1))
+            weight = count(walls | {box[0]: True, box[3]: True, box[1]: False, box[2]: False})
+            if weight:
+                found.append(Pocket(box, missing, weight))
+            continue
+        other = (x + dx, y + dy)
+        weight = count(walls | {(x, y): True, other: False})
         if weight:
             found.append(Pocket(((x, y), other), missing, weight))
     return found

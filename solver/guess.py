@@ -17,7 +17,7 @@ import numpy as np
 
 from solver import counting, endgame, fifty, lookahead, regions
 from solver.errors import InvalidPositionError
-from solver.frontier import Frontier, components, covered_mask
+from solver.frontier import Frontier, components, covered_mask, fold_constraints
 from solver.position import Cell, Position
 from solver.profiles import Profile
 
@@ -61,25 +61,62 @@ class Situation:
         assert isinstance(got, Frontier)
         return got
 
-    def pockets(self) -> list[fifty.Pocket]:
-        """Places where a 50/50 may form, weighted by the layouts in which it does."""
-        got = self._memo.get("pockets")
+    def pockets(self, walls: int = 0) -> list[fifty.Pocket]:
+        """Places where a 50/50 may form, weighted by the layouts in which it does;
+        ``walls`` more mines than the default (one for a pair, none for a block) may be
+        needed to form it."""
+        key = f"pockets{walls}"
+        got = self._memo.get(key)
         if got is None:
             decided = self.decided
-
-            def count_with(forced: Mapping[Cell, bool]) -> int:
-                try:
-                    fr = decided.fold(forced)
-                    comps = [cs for _, cs in components(fr.constraints)]
-                    return counting.count(comps, fr.outside_count, fr.mines_left, 20_000).weight
-                except (InvalidPositionError, ValueError, counting.TooBig):
-                    return 0
-
-            got = self._memo["pockets"] = fifty.pockets(
-                self.position, self.known, decided.mines_left, count_with
+            got = self._memo[key] = fifty.pockets(
+                self.position, self.known, decided.mines_left, self._count_with,
+                pair_walls=walls or 1, box_walls=walls,
             )
         assert isinstance(got, list)
         return got
+
+    def _count_with(self, forced: Mapping[Cell, bool]) -> int:
+        """The layouts in which the ``forced`` undecided cells are as given: only the
+        components they touch are counted again, and forced outside cells only change
+        the binomials."""
+        base = self._memo.get("base")
+        if base is None:
+            decided = self.decided
+            try:
+                tables = [counting.tabulate(cs, 20_000)
+                          for _, cs in components(decided.constraints)]
+            except counting.TooBig:
+                tables = None
+            base = self._memo["base"] = _Base(decided, tables, frozenset(decided.cells))
+        assert isinstance(base, _Base)
+        if base.tables is None:
+            return 0
+        inside = {c: m for c, m in forced.items() if c in base.cells}
+        mines = sum(forced.values())
+        if not inside:  # outside cells only: the weight depends on how many and how many mines
+            key = (len(forced), mines)
+            got = base.outside.get(key)
+            if got is None:
+                got = base.outside[key] = counting.total_weight(
+                    [t.totals for t in base.tables],
+                    base.frontier.outside_count - len(forced), base.frontier.mines_left - mines,
+                )
+            return got
+        decided = base.frontier
+        outside = decided.outside_count - (len(forced) - len(inside))
+        dists = []
+        try:
+            for t in base.tables:
+                if inside.keys().isdisjoint(t.cells):
+                    dists.append(t.totals)
+                    continue
+                folded = fold_constraints(t.constraints, inside)
+                dists += [counting.tabulate(cs, 20_000).totals
+                          for _, cs in components(folded)]
+        except (InvalidPositionError, counting.TooBig):
+            return 0
+        return counting.total_weight(dists, outside, decided.mines_left - mines)
 
     def mine_weight(self, cell: Cell) -> int:
         assert self.count is not None
@@ -94,6 +131,20 @@ class Situation:
         assert isinstance(around, list)
         return int(around[cell[1]][cell[0]])
 
+    def around(self, cell: Cell) -> frozenset[Cell]:
+        """The cell's undecided covered neighbours."""
+        near = self._memo.setdefault("near", {})
+        assert isinstance(near, dict)
+        got = near.get(cell)
+        if got is None:
+            position, known = self.position, self.known
+            got = near[cell] = frozenset(
+                n for n in position.neighbours(*cell)
+                if position.is_covered(*n) and n not in known
+            )
+        assert isinstance(got, frozenset)
+        return got
+
     def relief(self) -> dict[Cell, float]:
         """Per cell, the share of its safe layouts in which a mine there would be a
         50/50 lost anyway (long-term risk, JSMinesweeper): ``I / S`` capped by the
@@ -102,13 +153,71 @@ class Situation:
             return {}
         found = self.pockets()
         cands = set(self.candidates)
+        if self.profile.risk_walls:
+            influence = self._wide_influence(found)
+        else:
+            influence = {
+                c: fifty.influence(found, c)
+                for c in {c for pocket in found for c in (*pocket.cells, *pocket.enablers)}
+            }
         out = {}
-        for c in {c for pocket in found for c in (*pocket.cells, *pocket.enablers)}:
+        for c, i in influence.items():
             mine = self.mine_weight(c)
             safe = self.count.weight - mine
-            if safe and c in cands:
-                out[c] = min(fifty.influence(found, c), mine, safe) / safe
+            if safe and c in cands and i:
+                out[c] = min(i, mine, safe) / safe
         return out
+
+    def influenced(self, best_p: float) -> list[Cell]:
+        """JSMinesweeper's extra candidates: cells in (or completing) a narrow pocket of
+        over 2.5 % of the layouts, whose safety with that pocket's layouts counted as
+        safe is within 0.9 of the best."""
+        assert self.count is not None
+        total = self.count.weight
+        weight: dict[Cell, int] = {}
+        for pocket in self.pockets():
+            if pocket.weight * 40 > total:
+                for c in (*pocket.cells, *pocket.enablers):
+                    weight[c] = weight.get(c, 0) + pocket.weight
+        cands = set(self.candidates)
+        return sorted(
+            c for c, w in weight.items()
+            if c in cands and (total - self.mine_weight(c) + w) >= 0.9 * (1 - best_p) * total
+        )
+
+    def _wide_influence(self, narrow: list[fifty.Pocket]) -> dict[Cell, int]:
+        """JSMinesweeper's influence: the pairs a cell lies in, added, and its worst 2x2
+        block, over pockets with up to ``risk_walls`` missing mines; plus, for the cells
+        whose mine would complete a narrow pocket of over 2.5 % of the layouts, its
+        weight."""
+        assert self.count is not None
+        total = self.count.weight
+        pairs: dict[Cell, int] = {}
+        boxes: dict[Cell, int] = {}
+        for pocket in self.pockets(self.profile.risk_walls):
+            into = boxes if len(pocket.cells) == 4 else pairs
+            for c in pocket.cells:
+                if into is pairs:
+                    pairs[c] = pairs.get(c, 0) + pocket.weight
+                else:
+                    boxes[c] = max(boxes.get(c, 0), pocket.weight)
+        out = {c: pairs.get(c, 0) + boxes.get(c, 0) for c in pairs.keys() | boxes.keys()}
+        for pocket in narrow:
+            if pocket.weight * 40 > total:
+                for c in pocket.enablers:
+                    out[c] = out.get(c, 0) + pocket.weight
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """The decided frontier with its component tables (``None``: too large to count)."""
+
+    frontier: Frontier
+    tables: list[counting.Table] | None
+    cells: frozenset[Cell]
+    outside: dict[tuple[int, int], int] = field(default_factory=dict)
+    """Weights with (cells, mines) forced among the outside cells only."""
 
 
 Policy = Callable[[Situation], Guess | None]
@@ -188,10 +297,12 @@ def safest(s: Situation) -> Guess:
     if not profile.lookahead or s.count is None:
         return Guess(cell, reason, "guess")
     near = _shortlist(s, best_p)
-    near += [  # cells a likely 50/50 makes cheaper than they look (JSMinesweeper)
-        c for c, r in relief.items()
-        if c not in near and (1 - p[c]) * (1 + profile.risk * r) >= 0.9 * (1 - best_p)
-    ]
+    if profile.risk_walls:
+        extra = s.influenced(best_p)
+    else:
+        extra = [c for c, r in relief.items()
+                 if (1 - p[c]) * (1 + profile.risk * r) >= 0.9 * (1 - best_p)]
+    near += [c for c in extra if c not in near]  # a likely 50/50 makes them cheaper
     if len(near) <= 1:
         return Guess(cell, reason, "guess")
     outside = frozenset(s.frontier.outside)
@@ -296,6 +407,8 @@ def _shortlist(s: Situation, best_p: float) -> list[Cell]:
     inner = sorted((c for c in s.candidates if c in frontier and p[c] <= limit + 1e-12),
                    key=p.__getitem__)
     out = [c for c in s.candidates if c not in frontier and p[c] <= limit + 1e-12]
+    if profile.outside_pick == "witness":
+        out = _witness_outside(s, out, inner)
     out.sort(key=lambda c: (s.covered_around(c), c[1], c[0]))
     chosen = inner[: max(1, profile.candidates - profile.outside_candidates)] + out[
         : profile.outside_candidates
@@ -310,6 +423,34 @@ def _shortlist(s: Situation, best_p: float) -> list[Cell]:
     return chosen
 
 
+def _witness_outside(s: Situation, out: list[Cell], inner: list[Cell]) -> list[Cell]:
+    """JSMinesweeper's outside candidates: none unless the outside is within 0.95 of the
+    safest frontier cell's safety; all when fewer than 30; else those two steps straight
+    from a number (their number can tell frontier cells apart) and those with two or three
+    undecided neighbours (corners, pockets)."""
+    if not out:
+        return out
+    p = s.probs
+    if inner and 1.0 - p[out[0]] <= 0.95 * (1.0 - p[inner[0]]):
+        return []
+    if len(s.frontier.outside) < 30:
+        return out
+    position = s.position
+    rows = position.rows
+    keep = set()
+    for c in out:
+        x, y = c
+        if 1 < s.covered_around(c) < 4:
+            keep.add(c)
+            continue
+        for dx, dy in ((2, 0), (-2, 0), (0, 2), (0, -2)):
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < position.width and 0 <= ny < position.height and rows[ny][nx].isdigit():
+                keep.add(c)
+                break
+    return [c for c in out if c in keep]
+
+
 def _outlook(s: Situation, cell: Cell, outside: frozenset[Cell]) -> lookahead.Outlook:
     position, fr, known = s.position, s.frontier, s.known
     free = [
@@ -317,5 +458,6 @@ def _outlook(s: Situation, cell: Cell, outside: frozenset[Cell]) -> lookahead.Ou
     ]
     assert s.count is not None
     return lookahead.outlook(
-        fr.constraints, outside, fr.mines_left, s.count.weight, cell, free, base=s.count
+        fr.constraints, outside, fr.mines_left, s.count.weight, cell, free, base=s.count,
+        around=s.around if s.profile.living else None,
     )

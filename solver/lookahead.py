@@ -13,7 +13,7 @@ nothing but its own safety, so another click can always be played first.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from solver import counting
@@ -108,6 +108,7 @@ def outlook(
     free: Sequence[Cell],
     node_limit: int = 20_000,
     base: counting.Count | None = None,
+    around: Callable[[Cell], frozenset[Cell]] | None = None,
 ) -> Outlook:
     """The outlook of revealing ``cell`` in the position given by ``constraints`` over the
     undecided cells, the undecided ``outside`` cells and ``mines_left``.
@@ -117,6 +118,11 @@ def outlook(
     does not touch keep their tables, only the others are counted again.  A number
     whose count exceeds ``node_limit`` is left out (its branch is missing, which only
     lowers the scores).
+
+    ``around`` (a cell's undecided covered neighbours) makes the next
+    safeties count *living* cells only (JSMinesweeper): a cell whose number the rest
+    already fixes teaches nothing, so a branch that proves only such cells safe still
+    leaves a guess to make.
     """
     kept: list[counting.Table] = []
     if base is not None:
@@ -142,6 +148,10 @@ def outlook(
     # once, then put each possible number in place of this placeholder.
     shown = Constraint(tuple(sorted(free)), 0)
     groups = [cs for _, cs in components([*rest, shown] if free else rest)]
+    index = None if around is None else _index(
+        [con.cells for t in kept for con in t.constraints]
+        + [con.cells for cs in groups for con in cs]
+    )
     branches = []
     for v in range(len(free) + 1):
         number = Constraint(shown.cells, v)
@@ -153,13 +163,62 @@ def outlook(
             cnt = counting.combine(tables, n_out, mines_left)
         except (ValueError, counting.TooBig):
             continue
-        branches.append(_branch(v, cnt, n_out))
+        lows = None if around is None or index is None else _living_lows(
+            cnt, n_out, around, index, cell
+        )
+        branches.append(_branch(v, cnt, n_out, lows))
         if not free:
             break
     return Outlook(cell, total, tuple(branches))
 
 
-def _branch(v: int, cnt: counting.Count, n_out: int) -> Branch:
+def _index(cell_sets: list[tuple[Cell, ...]]) -> dict[Cell, list[tuple[Cell, ...]]]:
+    """Each cell's numbers (as their cells): the same whatever the clicked cell shows."""
+    out: dict[Cell, list[tuple[Cell, ...]]] = {}
+    for cells in cell_sets:
+        for c in cells:
+            out.setdefault(c, []).append(cells)
+    return out
+
+
+def _living_lows(
+    cnt: counting.Count,
+    n_out: int,
+    around: Callable[[Cell], frozenset[Cell]],
+    index: dict[Cell, list[tuple[Cell, ...]]],
+    clicked: Cell,
+) -> list[int] | None:
+    """The two lowest mine weights among the frontier cells that are neither certain
+    mines nor *dead*: a cell is dead when its undecided neighbours are none, or exactly
+    the undecided cells of one number (whose count then fixes what it would show).
+    ``None`` when every cell left is dead: then one of them must be guessed."""
+    weight, mw = cnt.weight, cnt.mine_weight
+    out_open = n_out > 0 and 0 < cnt.outside_mine_weight < weight
+
+    def undecided(c: Cell) -> bool:
+        w = mw.get(c)
+        return out_open if w is None else 0 < w < weight
+
+    def dead(c: Cell) -> bool:
+        near = {n for n in around(c) if n != clicked and undecided(n)}
+        if not near:
+            return True
+        size = len(near)
+        for cells in index.get(next(iter(near)), ()):
+            if len(cells) >= size and {x for x in cells if undecided(x)} == near:
+                return True
+        return False
+
+    lows: list[int] = []
+    for w, c in sorted((w, c) for c, w in mw.items() if w < weight):
+        if not dead(c):
+            lows.append(w)
+            if len(lows) == 2:
+                break
+    return lows if lows or out_open else None
+
+
+def _branch(v: int, cnt: counting.Count, n_out: int, lows: list[int] | None = None) -> Branch:
     weight = cnt.weight
     safe = frozenset(c for c, w in cnt.mine_weight.items() if w == 0)
     cleared = len(safe)
@@ -168,7 +227,7 @@ def _branch(v: int, cnt: counting.Count, n_out: int) -> Branch:
         cleared += n_out
     # the two lowest mine weights among the cells that are not certain mines
     low1 = low2 = weight
-    for w in cnt.mine_weight.values():
+    for w in cnt.mine_weight.values() if lows is None else lows:
         if w < low2:
             if w < low1:
                 low1, low2 = w, low1

@@ -32,6 +32,14 @@ class Profile:
     best safety (JSMinesweeper: 0.9) instead of within ``tolerance``."""
     outside_candidates: int = 3
     """Outside cells among the candidates (fewest undecided neighbours first)."""
+    outside_pick: str = "edge"
+    """Which outside cells are candidates: ``edge``, the fewest undecided neighbours
+    first; ``witness`` (JSMinesweeper), only when the outside is within 0.95 of the
+    safest frontier cell's safety, the outside cells two steps straight from a number
+    and those with two or three undecided neighbours (all of them when fewer than 30)."""
+    living: bool = False
+    """The lookahead's next safeties count only cells whose number is not already
+    fixed (JSMinesweeper's living tiles)."""
     near_outside: int = 0
     """More outside candidates: cells next to an undecided frontier cell (their number
     can tell the frontier apart), fewest undecided neighbours first."""
@@ -49,6 +57,10 @@ class Profile:
     """Long-term risk (JSMinesweeper): the lookahead score of a cell is multiplied by
     ``1 + risk * I / S``, ``I`` the layouts in which the cell lies in a 50/50 that will
     have to be guessed anyway, ``S`` those in which it is safe."""
+    risk_walls: int = 0
+    """When set, the long-term risk counts JSMinesweeper's way: pairs and 2x2 blocks that
+    up to this many more mines would wall in (a cell's pairs added, its worst block),
+    and the cells whose mine would complete a likely one (over 2.5 % of the layouts)."""
     node_limit: int = 100_000
     """Search nodes per component before counting gives up for the SAT engine."""
     endgame_cells: int = 0
@@ -66,8 +78,14 @@ class Profile:
 PROFILES: dict[str, Profile] = {
     "fast": Profile("fast", candidates=2, outside_candidates=1, node_limit=20_000,
                     endgame_cells=20, endgame_layouts=300, regions=1000, fifty=True),
-    "strong": Profile("strong", endgame_cells=20, endgame_layouts=300, regions=1000,
-                      fifty=True, risk=0.9),
+    # JSMinesweeper's guess: survive this click and the best living next one (blended
+    # 4:1 with the runner-up), times the long-term risk over pockets with up to three
+    # missing mines, over every cell within 0.9 of the best safety; +0.96 points on
+    # 20,000 paired Expert boards (docs/solver.md)
+    "strong": Profile("strong", score="blended", progress_weight=0.001, ratio=0.9,
+                      candidates=40, outside_candidates=20, outside_pick="witness",
+                      living=True, avoid_dead=True, dominance=True, risk=0.9, risk_walls=3,
+                      endgame_cells=20, endgame_layouts=300, regions=1000, fifty=True),
 }
 
 

@@ -24,6 +24,8 @@ def test_probabilities_equal_enumeration(params) -> None:
         [cs for _, cs in components(fr.constraints)], len(fr.outside), fr.mines_left
     )
     assert cnt.weight == len(list(oracle.layouts(position)))
+    assert counting.total_weight([t.totals for t in cnt.tables], len(fr.outside),
+                                 fr.mines_left) == cnt.weight
     for c, p in expected.items():
         assert cnt.probability(c) == pytest.approx(p, abs=1e-12), position.to_text()
     # exact zeros are proofs

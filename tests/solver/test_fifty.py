@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
+from solver import counting
 from solver.fifty import forced_pair, influence, pockets
-from solver.frontier import frontier_of
+from solver.frontier import components, frontier_of
+from solver.guess import Situation
 from solver.position import Position
+from solver.profiles import PROFILES
 from tests import oracle
 from tests.solver.boards import boards, make_position
 
@@ -55,18 +59,23 @@ def test_forced_pairs_and_pockets_do_occur() -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(params=boards)
-def test_pocket_weights_equal_enumeration(params) -> None:
+@given(params=boards, walls=st.sampled_from([(1, 0), (3, 3)]))
+def test_pocket_weights_equal_enumeration(params, walls) -> None:
     position = make_position(params)
     lays = list(oracle.layouts(position))
+    # with three missing mines allowed nearly every pair is a pocket: keep the
+    # enumeration of each one's layouts small
+    assume(walls == (1, 0) or len(lays) <= 500)
     known = _known(position, lays)
     mines_left = position.mines - sum(known.values())
 
     def count(forced) -> int:
         return sum(all((c in lay) == m for c, m in forced.items()) for lay in lays)
 
-    found = pockets(position, known, mines_left, count)
+    pair_walls, box_walls = walls
+    found = pockets(position, known, mines_left, count, pair_walls, box_walls)
     for p in found:
+        assert len(p.enablers) <= (pair_walls if len(p.cells) == 2 else box_walls)
         if len(p.cells) == 2:
             a, b = p.cells
             arrangement, mirror = {a: True, b: False}, {a: b, b: a}
@@ -84,3 +93,33 @@ def test_pocket_weights_equal_enumeration(params) -> None:
         assert all(_swap(lay, mirror) in set(lays) for lay in formed)
         for c in p.cells:
             assert influence(found, c) >= p.weight
+
+
+@settings(max_examples=150, deadline=None)
+@given(params=boards, picks=st.lists(st.tuples(st.integers(0, 99), st.booleans()),
+                                     min_size=1, max_size=4))
+def test_forced_counts_equal_enumeration(params, picks) -> None:
+    # the guess policies count layouts with a few cells forced (a pocket and its walls)
+    # by re-counting only what those cells touch; enumeration counts them directly
+    position = make_position(params)
+    if position.is_start:
+        return
+    lays = list(oracle.layouts(position))
+    known = _known(position, lays)
+    situation = _situation(position, known)
+    undecided = [c for c in position.covered() if c not in known]
+    if not undecided:
+        return
+    forced = {undecided[i % len(undecided)]: m for i, m in picks}
+    expected = sum(all((c in lay) == m for c, m in forced.items()) for lay in lays)
+    assert situation._count_with(forced) == expected, (position.to_text(), forced)
+
+
+def _situation(position: Position, known: dict) -> Situation:
+    fr = frontier_of(position)
+    count = counting.count([cs for _, cs in components(fr.fold(known).constraints)],
+                           fr.fold(known).outside_count, fr.fold(known).mines_left)
+    undecided = [c for c in position.covered() if c not in known]
+    probs = {c: count.probability(c) for c in undecided}
+    return Situation(position, PROFILES["strong"], fr.fold(known), known, count, probs,
+                     undecided, undecided)

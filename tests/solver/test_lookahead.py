@@ -67,3 +67,78 @@ def test_common_safe_and_scores() -> None:
     assert o.safety == 1.0 and o.dead  # (3, 0) can only show 0
     assert o.secondary == pytest.approx(1.0)  # outside cells are certainly safe afterwards
     assert {(2, 0), (2, 1), (3, 1)} <= o.common_safe()
+
+
+@settings(max_examples=120, deadline=None)
+@given(params=boards)
+def test_living_next_safeties_skip_only_dead_cells(params) -> None:
+    # With ``around`` the next safeties count living cells only.  Enumeration decides
+    # which cells the rule calls dead (no undecided neighbour, or exactly the undecided
+    # cells of one number), checks that each of them really can show one number only,
+    # and that the best and second-best safeties are over the others.
+    position = make_position(params)
+    if position.is_start:
+        return
+    lays = list(oracle.layouts(position))
+    fr = frontier_of(position)
+    outside = frozenset(fr.outside)
+    covered = position.covered()
+
+    def around(c):
+        return frozenset(n for n in position.neighbours(*c) if position.is_covered(*n))
+
+    numbers = [
+        frozenset(n for n in position.neighbours(x, y) if position.is_covered(*n))
+        for y, row in enumerate(position.rows) for x, ch in enumerate(row) if ch.isdigit()
+    ]
+    for cell in covered:
+        if all(cell in lay for lay in lays):
+            continue
+        free = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
+        got = outlook(fr.constraints, outside, fr.mines_left, len(lays), cell, free,
+                      around=around)
+        for b in got.branches:
+            ls = [lay for lay in lays
+                  if cell not in lay and sum(c in lay for c in free) == b.mines]
+            others = [c for c in covered if c != cell]
+            safety = {c: sum(c not in lay for lay in ls) / len(ls) for c in others}
+            undecided = {c for c in others if 0 < safety[c] < 1}
+            sets = [n & undecided for n in (*numbers, frozenset(free))]
+            edge = (set(fr.cells) | set(free)) - {cell}
+            dead = {c for c in edge
+                    if not (near := around(c) & undecided) or near in sets}
+            for c in dead:
+                if safety[c] > 0:
+                    shown = {sum(n in lay for n in around(c)) for lay in ls if c not in lay}
+                    assert len(shown) == 1, (position.to_text(), cell, c)
+            out_open = any(0 < safety[c] < 1 for c in others if c not in edge)
+            if out_open or any(safety[c] > 0 and c not in dead for c in edge):
+                pool = [c for c in others if c not in edge or c not in dead]
+            else:  # nothing living is left: one of the dead cells must be guessed
+                pool = others
+            living = sorted((safety[c] for c in pool if safety[c] > 0), reverse=True)
+            best = living[0] if living else 1.0
+            second = living[1] if len(living) > 1 else best
+            assert b.best == pytest.approx(best, abs=1e-12), (position.to_text(), cell)
+            assert b.second == pytest.approx(second, abs=1e-12), (position.to_text(), cell)
+
+
+def test_living_cells_change_some_outlooks() -> None:
+    # the property test above is not vacuous: on small boards dead cells often hold
+    # the best next safety
+    changed = 0
+    for seed in range(300):
+        position = make_position((4, 3, 0.3, 0.6, seed))
+        if position.is_start:
+            continue
+        fr = frontier_of(position)
+        total = len(list(oracle.layouts(position)))
+
+        def around(c, position=position):
+            return frozenset(n for n in position.neighbours(*c) if position.is_covered(*n))
+
+        for cell in position.covered():
+            free = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
+            args = (fr.constraints, frozenset(fr.outside), fr.mines_left, total, cell, free)
+            changed += outlook(*args) != outlook(*args, around=around)
+    assert changed > 0
