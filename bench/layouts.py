@@ -1,0 +1,86 @@
+"""Another solver on our boards: export the layouts, then pair the per-seed results.
+
+Usage:
+    python bench/layouts.py export --preset expert --rule sfar --games 20000 --seed 2026 \
+        > layouts.jsonl
+    python bench/layouts.py pair ours.jsonl theirs.jsonl
+
+``export`` writes one line per game, ``{"seed", "width", "height", "first": [x, y],
+"mines": [flat index y * width + x, ...]}``: the layout ``kaboom bench --seed S`` plays
+as game ``i`` (seed ``S * 1_000_003 + i``), for a harness that feeds it to another solver
+(we played JSMinesweeper this way; docs/solver.md).  ``pair`` reads two files of
+``{"seed", "won"}`` lines (``kaboom bench --out`` writes them) and prints both win rates
+on the seeds they share, the discordant games and the exact McNemar p-value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from solver.bench.runner import game_seed, wilson
+from solver.position import FirstClick
+from solver.profiles import PROFILES
+from solver.simulator import SimulatedGame, preset
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from solver_compare import mcnemar
+
+
+def export(name: str, rule: str, games: int, seed: int) -> None:
+    w, h, m = preset(name)
+    profile = PROFILES["strong"]
+    opening = FirstClick(rule) is FirstClick.OPENING
+    x, y = profile.first_opening if opening else profile.first_safe
+    for i in range(games):
+        game = SimulatedGame(w, h, m, rule=rule, seed=game_seed(seed, i))
+        game.reveal(x, y)
+        mines = sorted(cy * w + cx for cx, cy in game.layout)
+        print(json.dumps({"seed": game.seed, "width": w, "height": h, "first": [x, y],
+                          "mines": mines}))
+
+
+def pair(a_path: str, b_path: str) -> None:
+    def load(path: str) -> dict[int, bool]:
+        with open(path) as fh:
+            return {row["seed"]: bool(row["won"]) for row in map(json.loads, fh) if row}
+
+    a, b = load(a_path), load(b_path)
+    seeds = sorted(a.keys() & b.keys())
+    n = len(seeds)
+    if not n:
+        sys.exit("no seed in common")
+    for path, won in ((a_path, a), (b_path, b)):
+        wins = sum(won[s] for s in seeds)
+        low, high = wilson(wins, n)
+        print(f"{path}: won {wins}/{n} = {100 * wins / n:.2f} % "
+              f"[{100 * low:.2f}, {100 * high:.2f}]")
+    a_only = sum(a[s] and not b[s] for s in seeds)
+    b_only = sum(b[s] and not a[s] for s in seeds)
+    z = (b_only - a_only) / math.sqrt(a_only + b_only) if a_only + b_only else 0.0
+    print(f"only the first won {a_only}, only the second {b_only}; z = {z:+.2f}, "
+          f"exact McNemar p = {mcnemar(a_only, b_only):.4f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    ex = sub.add_parser("export", help="write the layouts of a kaboom bench run")
+    ex.add_argument("--preset", default="expert")
+    ex.add_argument("--rule", default="sfar")
+    ex.add_argument("--games", type=int, default=1000)
+    ex.add_argument("--seed", type=int, default=0)
+    pa = sub.add_parser("pair", help="pair two files of per-seed results")
+    pa.add_argument("a")
+    pa.add_argument("b")
+    args = ap.parse_args()
+    if args.command == "export":
+        export(args.preset, args.rule, args.games, args.seed)
+    else:
+        pair(args.a, args.b)
+
+
+if __name__ == "__main__":
+    main()
