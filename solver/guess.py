@@ -151,11 +151,11 @@ class Situation:
         cell's mine and safe layouts."""
         if not self.profile.risk or self.count is None:
             return {}
-        found = self.pockets()
         cands = set(self.candidates)
         if self.profile.risk_walls:
-            influence = self._wide_influence(found)
+            influence = self._wide_influence()
         else:
+            found = self.pockets()
             influence = {
                 c: fifty.influence(found, c)
                 for c in {c for pocket in found for c in (*pocket.cells, *pocket.enablers)}
@@ -169,43 +169,43 @@ class Situation:
         return out
 
     def influenced(self, best_p: float) -> list[Cell]:
-        """JSMinesweeper's extra candidates: cells in (or completing) a narrow pocket of
-        over 2.5 % of the layouts, whose safety with that pocket's layouts counted as
-        safe is within 0.9 of the best."""
+        """JSMinesweeper's extra candidates: cells in (or completing) a likely pocket,
+        whose safety with that pocket's layouts counted as safe is within 0.9 of the
+        best."""
         assert self.count is not None
         total = self.count.weight
         weight: dict[Cell, int] = {}
-        for pocket in self.pockets():
-            if pocket.weight * 40 > total:
-                for c in (*pocket.cells, *pocket.enablers):
-                    weight[c] = weight.get(c, 0) + pocket.weight
+        for pocket in self._likely():
+            for c in (*pocket.cells, *pocket.enablers):
+                weight[c] = weight.get(c, 0) + pocket.weight
         cands = set(self.candidates)
         return sorted(
             c for c, w in weight.items()
             if c in cands and (total - self.mine_weight(c) + w) >= 0.9 * (1 - best_p) * total
         )
 
-    def _wide_influence(self, narrow: list[fifty.Pocket]) -> dict[Cell, int]:
-        """JSMinesweeper's influence: the pairs a cell lies in, added, and its worst 2x2
-        block, over pockets with up to ``risk_walls`` missing mines; plus, for the cells
-        whose mine would complete a narrow pocket of over 2.5 % of the layouts, its
-        weight."""
+    def _likely(self) -> list[fifty.Pocket]:
+        """The narrow pockets that form in over 2.5 % of the layouts."""
         assert self.count is not None
-        total = self.count.weight
-        pairs: dict[Cell, int] = {}
+        return [p for p in self.pockets() if p.weight * 40 > self.count.weight]
+
+    def _wide_influence(self) -> dict[Cell, int]:
+        """JSMinesweeper's influence: the pairs a cell lies in, added, and its worst 2x2
+        block, over pockets with up to ``risk_walls`` missing mines; plus the likely
+        pockets that a mine in the cell would complete."""
+        out: dict[Cell, int] = {}
         boxes: dict[Cell, int] = {}
         for pocket in self.pockets(self.profile.risk_walls):
-            into = boxes if len(pocket.cells) == 4 else pairs
             for c in pocket.cells:
-                if into is pairs:
-                    pairs[c] = pairs.get(c, 0) + pocket.weight
-                else:
+                if len(pocket.cells) == 4:
                     boxes[c] = max(boxes.get(c, 0), pocket.weight)
-        out = {c: pairs.get(c, 0) + boxes.get(c, 0) for c in pairs.keys() | boxes.keys()}
-        for pocket in narrow:
-            if pocket.weight * 40 > total:
-                for c in pocket.enablers:
+                else:
                     out[c] = out.get(c, 0) + pocket.weight
+        for c, w in boxes.items():
+            out[c] = out.get(c, 0) + w
+        for pocket in self._likely():
+            for c in pocket.enablers:
+                out[c] = out.get(c, 0) + pocket.weight
         return out
 
 
