@@ -21,9 +21,8 @@ import math
 import sys
 
 from solver.bench.runner import game_seed, wilson
-from solver.position import FirstClick
-from solver.profiles import PROFILES
 from solver.simulator import SimulatedGame, preset
+from solver.strategy import first_cell
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from solver_compare import mcnemar
@@ -31,9 +30,7 @@ from solver_compare import mcnemar
 
 def export(name: str, rule: str, games: int, seed: int) -> None:
     w, h, m = preset(name)
-    profile = PROFILES["strong"]
-    opening = FirstClick(rule) is FirstClick.OPENING
-    x, y = profile.first_opening if opening else profile.first_safe
+    x, y = first_cell(SimulatedGame(w, h, m).position(), rule)
     for i in range(games):
         game = SimulatedGame(w, h, m, rule=rule, seed=game_seed(seed, i))
         game.reveal(x, y)

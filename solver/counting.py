@@ -214,14 +214,9 @@ def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
         suffix.append(_convolve(suffix[-1], d, mines_left))
     suffix.reverse()
     everything = prefix[-1]
-    weight = 0
-    outside_mine = 0
-    for k, w in everything.items():
-        rest = mines_left - k
-        if 0 <= rest <= outside:
-            weight += w * _ways(outside, rest)
-            if outside and rest:
-                outside_mine += w * _ways(outside - 1, rest - 1)
+    weight = _layouts(everything, outside, mines_left)
+    # one given outside cell mined: the rest spread over the other outside cells
+    outside_mine = _layouts(everything, outside - 1, mines_left - 1) if outside else 0
     if weight == 0:
         raise ValueError("no layout fits these numbers and the mine count")
     mine_weight: dict[tuple[int, int], int] = {}
@@ -253,9 +248,15 @@ def total_weight(dists: Sequence[dict[int, int]], outside: int, mines_left: int)
     everything: dict[int, int] = {0: 1}
     for d in dists:
         everything = _convolve(everything, d, mines_left)
+    return _layouts(everything, outside, mines_left)
+
+
+def _layouts(dist: dict[int, int], outside: int, mines_left: int) -> int:
+    """Layouts of components whose mine counts are distributed as ``dist``, with the
+    other ``mines_left - k`` mines among ``outside`` unconstrained cells."""
     return sum(
         w * _ways(outside, mines_left - k)
-        for k, w in everything.items() if 0 <= mines_left - k <= outside
+        for k, w in dist.items() if 0 <= mines_left - k <= outside
     )
 
 

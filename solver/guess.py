@@ -452,12 +452,10 @@ def _witness_outside(s: Situation, out: list[Cell], inner: list[Cell]) -> list[C
 
 
 def _outlook(s: Situation, cell: Cell, outside: frozenset[Cell]) -> lookahead.Outlook:
-    position, fr, known = s.position, s.frontier, s.known
-    free = [
-        c for c in position.neighbours(*cell) if position.is_covered(*c) and c not in known
-    ]
+    fr = s.frontier
     assert s.count is not None
     return lookahead.outlook(
-        fr.constraints, outside, fr.mines_left, s.count.weight, cell, free, base=s.count,
+        fr.constraints, outside, fr.mines_left, s.count.weight, cell, sorted(s.around(cell)),
+        base=s.count,
         around=s.around if s.profile.living else None,
     )

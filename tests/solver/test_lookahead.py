@@ -16,17 +16,9 @@ from tests.solver.boards import boards, make_position
 @settings(max_examples=120, deadline=None)
 @given(params=boards)
 def test_branches_equal_enumeration(params) -> None:
-    position = make_position(params)
-    if position.is_start:
-        return
-    lays = list(oracle.layouts(position))
-    fr = frontier_of(position)
-    outside = frozenset(fr.outside)
-    covered = position.covered()
-    for cell in covered:
-        if all(cell in lay for lay in lays):
-            continue  # a certain mine is never clicked
-        free = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
+    for position, lays, fr, cell, free in _clicks(params):
+        outside = frozenset(fr.outside)
+        covered = position.covered()
         got = outlook(fr.constraints, outside, fr.mines_left, len(lays), cell, free)
         base = counting.count(
             [cs for _, cs in components(fr.constraints)], len(outside), fr.mines_left
@@ -76,25 +68,17 @@ def test_living_next_safeties_skip_only_dead_cells(params) -> None:
     # which cells the rule calls dead (no undecided neighbour, or exactly the undecided
     # cells of one number), checks that each of them really can show one number only,
     # and that the best and second-best safeties are over the others.
-    position = make_position(params)
-    if position.is_start:
-        return
-    lays = list(oracle.layouts(position))
-    fr = frontier_of(position)
-    outside = frozenset(fr.outside)
-    covered = position.covered()
+    for position, lays, fr, cell, free in _clicks(params):
+        outside = frozenset(fr.outside)
+        covered = position.covered()
 
-    def around(c):
-        return frozenset(n for n in position.neighbours(*c) if position.is_covered(*n))
+        def around(c, position=position):
+            return frozenset(n for n in position.neighbours(*c) if position.is_covered(*n))
 
-    numbers = [
-        frozenset(n for n in position.neighbours(x, y) if position.is_covered(*n))
-        for y, row in enumerate(position.rows) for x, ch in enumerate(row) if ch.isdigit()
-    ]
-    for cell in covered:
-        if all(cell in lay for lay in lays):
-            continue
-        free = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
+        numbers = [
+            frozenset(n for n in position.neighbours(x, y) if position.is_covered(*n))
+            for y, row in enumerate(position.rows) for x, ch in enumerate(row) if ch.isdigit()
+        ]
         got = outlook(fr.constraints, outside, fr.mines_left, len(lays), cell, free,
                       around=around)
         for b in got.branches:
@@ -142,3 +126,17 @@ def test_living_cells_change_some_outlooks() -> None:
             args = (fr.constraints, frozenset(fr.outside), fr.mines_left, total, cell, free)
             changed += outlook(*args) != outlook(*args, around=around)
     assert changed > 0
+
+
+def _clicks(params):
+    """Every cell of a random small position that some layout leaves safe (a certain mine
+    is never clicked), with the position's layouts, frontier and covered neighbours."""
+    position = make_position(params)
+    if position.is_start:
+        return
+    lays = list(oracle.layouts(position))
+    fr = frontier_of(position)
+    for cell in position.covered():
+        if not all(cell in lay for lay in lays):
+            free = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
+            yield position, lays, fr, cell, free
