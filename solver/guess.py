@@ -61,17 +61,17 @@ class Situation:
         assert isinstance(got, Frontier)
         return got
 
-    def pockets(self, walls: int = 0) -> list[fifty.Pocket]:
-        """Places where a 50/50 may form, weighted by the layouts in which it does;
-        ``walls`` more mines than the default (one for a pair, none for a block) may be
-        needed to form it."""
-        key = f"pockets{walls}"
+    def pockets(self, pair_walls: int = 1, box_walls: int = 0) -> list[fifty.Pocket]:
+        """Places where a 50/50 may form, weighted by the layouts in which it does; up to
+        ``pair_walls`` more mines may be needed to wall in a pair, ``box_walls`` a 2x2
+        block."""
+        key = f"pockets{pair_walls},{box_walls}"
         got = self._memo.get(key)
         if got is None:
             decided = self.decided
             got = self._memo[key] = fifty.pockets(
                 self.position, self.known, decided.mines_left, self._count_with,
-                pair_walls=walls or 1, box_walls=walls,
+                pair_walls=pair_walls, box_walls=box_walls,
             )
         assert isinstance(got, list)
         return got
@@ -195,7 +195,8 @@ class Situation:
         pockets that a mine in the cell would complete."""
         out: dict[Cell, int] = {}
         boxes: dict[Cell, int] = {}
-        for pocket in self.pockets(self.profile.risk_walls):
+        walls = self.profile.risk_walls
+        for pocket in self.pockets(walls, walls):
             for c in pocket.cells:
                 if len(pocket.cells) == 4:
                     boxes[c] = max(boxes.get(c, 0), pocket.weight)
@@ -329,6 +330,11 @@ def safest(s: Situation) -> Guess:
         safer = [o for o in looks if o.cell in common and p[o.cell] < p[best.cell] - 1e-3]
         if safer:
             best = max(safer, key=rank)
+    if profile.sole_safest:
+        # every number leaves the same single safest cell, already safer: play it now
+        sole = best.sole_safest()
+        if sole is not None and p[sole] < p[best.cell]:
+            best = next((o for o in looks if o.cell == sole), best)
     cell = best.cell
     reason = (
         f"guess: mine probability {p[cell]:.3f} "

@@ -38,6 +38,9 @@ class Branch:
     """Safety of the second safest (equal to ``best`` when only one is left)."""
     safe: frozenset[Cell]
     """The frontier cells then proven safe."""
+    sole: Cell | None = None
+    """The living frontier cell then strictly safer than every other cell, when there
+    is another (with ``around`` only)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +91,12 @@ class Outlook:
         return sum(
             b.weight * (1.0 + weight if b.cleared else b.best) for b in self.branches
         ) / self.total
+
+    def sole_safest(self) -> Cell | None:
+        """The living cell that is the single safest next click whatever this cell
+        shows (JSMinesweeper's dominating tile), if any."""
+        soles = {b.sole for b in self.branches}
+        return soles.pop() if len(soles) == 1 else None
 
     def common_safe(self) -> frozenset[Cell]:
         """Frontier cells proven safe whatever the number: safe whenever this cell is."""
@@ -187,10 +196,11 @@ def _living_lows(
     around: Callable[[Cell], frozenset[Cell]],
     index: dict[Cell, list[tuple[Cell, ...]]],
     clicked: Cell,
-) -> list[int] | None:
-    """The two lowest mine weights among the frontier cells that are neither certain
-    mines nor *dead*: a cell is dead when its undecided neighbours are none, or exactly
-    the undecided cells of one number (whose count then fixes what it would show).
+) -> list[tuple[int, Cell]] | None:
+    """The two lowest mine weights, with their cells, among the frontier cells that are
+    neither certain mines nor *dead*: a cell is dead when its undecided neighbours are
+    none, or exactly the undecided cells of one number (whose count then fixes what it
+    would show).
     ``None`` when every cell left is dead: then one of them must be guessed."""
     weight, mw = cnt.weight, cnt.mine_weight
     out_open = n_out > 0 and 0 < cnt.outside_mine_weight < weight
@@ -209,16 +219,18 @@ def _living_lows(
                 return True
         return False
 
-    lows: list[int] = []
+    lows: list[tuple[int, Cell]] = []
     for w, c in sorted((w, c) for c, w in mw.items() if w < weight):
         if not dead(c):
-            lows.append(w)
+            lows.append((w, c))
             if len(lows) == 2:
                 break
     return lows if lows or out_open else None
 
 
-def _branch(v: int, cnt: counting.Count, n_out: int, lows: list[int] | None = None) -> Branch:
+def _branch(
+    v: int, cnt: counting.Count, n_out: int, lows: list[tuple[int, Cell]] | None = None
+) -> Branch:
     weight = cnt.weight
     safe = frozenset(c for c, w in cnt.mine_weight.items() if w == 0)
     cleared = len(safe)
@@ -227,7 +239,7 @@ def _branch(v: int, cnt: counting.Count, n_out: int, lows: list[int] | None = No
         cleared += n_out
     # the two lowest mine weights among the cells that are not certain mines
     low1 = low2 = weight
-    for w in cnt.mine_weight.values() if lows is None else lows:
+    for w in cnt.mine_weight.values() if lows is None else (w for w, _ in lows):
         if w < low2:
             if w < low1:
                 low1, low2 = w, low1
@@ -242,4 +254,5 @@ def _branch(v: int, cnt: counting.Count, n_out: int, lows: list[int] | None = No
         return Branch(v, weight, cleared, 1.0, 1.0, safe)
     if low2 == weight:  # a single undecided cell left
         low2 = low1
-    return Branch(v, weight, cleared, 1 - low1 / weight, 1 - low2 / weight, safe)
+    sole = lows[0][1] if lows and lows[0][0] == low1 < low2 else None
+    return Branch(v, weight, cleared, 1 - low1 / weight, 1 - low2 / weight, safe, sole)

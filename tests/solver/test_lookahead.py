@@ -105,12 +105,19 @@ def test_living_next_safeties_skip_only_dead_cells(params) -> None:
             second = living[1] if len(living) > 1 else best
             assert b.best == pytest.approx(best, abs=1e-12), (position.to_text(), cell)
             assert b.second == pytest.approx(second, abs=1e-12), (position.to_text(), cell)
+            # the sole safest: a living frontier cell strictly safer than all the others,
+            # when there is another
+            top = [c for c in pool if safety[c] > 0 and safety[c] == best]
+            living_pool = pool is not others or not any(c in edge for c in dead)
+            sole = (top[0] if len(top) == 1 and top[0] in edge and living_pool
+                    and len(living) > 1 else None)
+            assert b.sole == sole, (position.to_text(), cell)
 
 
 def test_living_cells_change_some_outlooks() -> None:
     # the property test above is not vacuous: on small boards dead cells often hold
     # the best next safety
-    changed = 0
+    changed = soles = 0
     for seed in range(300):
         position = make_position((4, 3, 0.3, 0.6, seed))
         if position.is_start:
@@ -124,8 +131,11 @@ def test_living_cells_change_some_outlooks() -> None:
         for cell in position.covered():
             free = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
             args = (fr.constraints, frozenset(fr.outside), fr.mines_left, total, cell, free)
-            changed += outlook(*args) != outlook(*args, around=around)
+            living = outlook(*args, around=around)
+            changed += outlook(*args) != living
+            soles += living.sole_safest() is not None
     assert changed > 0
+    assert soles > 0  # and some clicks leave the same single safest cell whatever they show
 
 
 def _clicks(params):
