@@ -96,10 +96,9 @@ def test_living_next_safeties_skip_only_dead_cells(params) -> None:
                     shown = {sum(n in lay for n in around(c)) for lay in ls if c not in lay}
                     assert len(shown) == 1, (position.to_text(), cell, c)
             out_open = any(0 < safety[c] < 1 for c in others if c not in edge)
-            if out_open or any(safety[c] > 0 and c not in dead for c in edge):
-                pool = [c for c in others if c not in edge or c not in dead]
-            else:  # nothing living is left: one of the dead cells must be guessed
-                pool = others
+            alive = out_open or any(safety[c] > 0 and c not in dead for c in edge)
+            # when nothing living is left, one of the dead cells must be guessed
+            pool = [c for c in others if c not in edge or c not in dead] if alive else others
             living = sorted((safety[c] for c in pool if safety[c] > 0), reverse=True)
             best = living[0] if living else 1.0
             second = living[1] if len(living) > 1 else best
@@ -108,9 +107,8 @@ def test_living_next_safeties_skip_only_dead_cells(params) -> None:
             # the sole safest: a living frontier cell strictly safer than all the others,
             # when there is another
             top = [c for c in pool if safety[c] > 0 and safety[c] == best]
-            living_pool = pool is not others or not any(c in edge for c in dead)
-            sole = (top[0] if len(top) == 1 and top[0] in edge and living_pool
-                    and len(living) > 1 else None)
+            sole = (top[0] if alive and len(top) == 1 and top[0] in edge and len(living) > 1
+                    else None)
             assert b.sole == sole, (position.to_text(), cell)
 
 
