@@ -28,7 +28,11 @@ def parse_profile(spec: str) -> str:
     for item in overrides:
         key, value = item.split("=")
         kind = type(getattr(base, key))
-        if kind is bool:
+        if value.lower() == "none":
+            changes[key] = None
+        elif kind is type(None):  # an optional limit that is off: a number sets it
+            changes[key] = int(value)
+        elif kind is bool:
             changes[key] = value.lower() in ("1", "true", "yes")
         elif kind is tuple:
             changes[key] = tuple(int(v) for v in value.split(":"))

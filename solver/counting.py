@@ -18,6 +18,7 @@ import functools
 import itertools
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from math import comb
 
@@ -26,6 +27,7 @@ from solver.frontier import Constraint
 
 __all__ = [
     "Count", "Table", "TooBig", "combine", "count", "solutions", "tabulate", "total_weight",
+    "untouched",
 ]
 
 Key = tuple[tuple[tuple[tuple[int, int], ...], int], ...]
@@ -199,6 +201,21 @@ def count(
     fits (callers turn it into ``InvalidPositionError``).
     """
     return combine([tabulate(cs, node_limit) for cs in components], outside, mines_left)
+
+
+def untouched(
+    tables: Sequence[Table], cells: AbstractSet[tuple[int, int]]
+) -> tuple[list[Table], list[Constraint]]:
+    """The tables that share no cell with ``cells`` (still valid after those cells
+    change), and the constraints of the others, to be counted again."""
+    kept: list[Table] = []
+    again: list[Constraint] = []
+    for t in tables:
+        if cells.isdisjoint(t.cells):
+            kept.append(t)
+        else:
+            again.extend(t.constraints)
+    return kept, again
 
 
 def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:

@@ -105,15 +105,12 @@ class Situation:
             return got
         decided = base.frontier
         outside = decided.outside_count - (len(forced) - len(inside))
-        dists = []
+        kept, again = counting.untouched(base.tables, inside.keys())
         try:
-            for t in base.tables:
-                if inside.keys().isdisjoint(t.cells):
-                    dists.append(t.totals)
-                    continue
-                folded = fold_constraints(t.constraints, inside)
-                dists += [counting.tabulate(cs, 20_000).totals
-                          for _, cs in components(folded)]
+            dists = [t.totals for t in kept] + [
+                counting.tabulate(cs, 20_000).totals
+                for _, cs in components(fold_constraints(again, inside))
+            ]
         except (InvalidPositionError, counting.TooBig):
             return 0
         return counting.total_weight(dists, outside, decided.mines_left - mines)
@@ -229,7 +226,7 @@ def endgame_search(s: Situation) -> Guess | None:
     p = s.profile
     if (
         s.count is None
-        or len(s.undecided) > p.endgame_cells
+        or (p.endgame_cells is not None and len(s.undecided) > p.endgame_cells)
         or s.count.weight > p.endgame_layouts
     ):
         return None

@@ -135,15 +135,7 @@ def outlook(
     """
     kept: list[counting.Table] = []
     if base is not None:
-        touched = {cell, *free}
-        kept = [t for t in base.tables if touched.isdisjoint(t.cells)]
-        if len(kept) < len(base.tables):
-            constraints = [
-                con for t in base.tables if not touched.isdisjoint(t.cells)
-                for con in t.constraints
-            ]
-        else:
-            constraints = []
+        kept, constraints = counting.untouched(base.tables, {cell, *free})
     rest = []
     for con in constraints:
         if cell in con.cells:

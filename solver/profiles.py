@@ -66,8 +66,9 @@ class Profile:
     and the cells whose mine would complete a likely one (over 2.5 % of the layouts)."""
     node_limit: int = 100_000
     """Search nodes per component before counting gives up for the SAT engine."""
-    endgame_cells: int = 0
-    """Run the win-probability search when at most this many undecided cells remain."""
+    endgame_cells: int | None = 0
+    """Run the win-probability search when at most this many undecided cells remain
+    (``None``: however many; the layout count below bounds the search)."""
     endgame_layouts: int = 400
     """... and they have at most this many consistent layouts."""
     endgame_nodes: int = 20_000
@@ -90,7 +91,7 @@ PROFILES: dict[str, Profile] = {
     "strong": Profile("strong", score="blended", progress_weight=0.001, ratio=0.9,
                       candidates=40, outside_candidates=20, outside_pick="witness",
                       living=True, avoid_dead=True, dominance=True, sole_safest=True,
-                      risk=0.9, risk_walls=3, endgame_cells=10_000, endgame_layouts=3000,
+                      risk=0.9, risk_walls=3, endgame_cells=None, endgame_layouts=3000,
                       endgame_nodes=200_000, regions=1000, fifty=True),
 }
 
