@@ -39,9 +39,12 @@ from tests.oracle import number_at
 
 
 def _numbers_right(rows: tuple[str, ...]) -> tuple[int, int]:
-    """(numbers read, numbers that match the layout the final board shows)."""
+    """(numbers read, numbers that match the layout the final board shows).
+
+    After a loss GNOME Mines draws every mine and leaves the other covered cells
+    covered, so the layout is the drawn mines (and flags), never a covered cell."""
     mines = frozenset((x, y) for y, row in enumerate(rows) for x, ch in enumerate(row)
-                      if ch in "#F*X")
+                      if ch in "F*X")
     read = right = 0
     for y, row in enumerate(rows):
         for x, ch in enumerate(row):
@@ -129,7 +132,8 @@ def main() -> int:
                             game = httpx.post(f"{url}/api/games", json={
                                 "width": 16, "height": 16, "mines": 40, "seed": 1000 + i}).json()
                             try:
-                                record = session.play(f"{url}/games/{game['id']}")
+                                record = session.play(  # as its player: may move
+                                    f"{url}/games/{game['id']}#player={game['player_token']}")
                             except ScreenReadError as exc:  # the page never showed a board
                                 print(f"game {i}: {exc}", flush=True)
                                 record = _failed(game["id"], str(exc))
@@ -146,7 +150,7 @@ def main() -> int:
                     proc.wait(10)
         if args.gnome:
             records = []
-            read = right = 0
+            read = right = lost = whole = 0
             with DesktopSession(find_profile("gnome-mines"), display,
                                 speed=args.speed) as session:
                 for i in range(args.gnome):
@@ -154,9 +158,15 @@ def main() -> int:
                     records.append(record)
                     if record.outcome == "lost":  # every mine is drawn, once it settles
                         time.sleep(1)
-                        n, ok = _numbers_right(session.read().rows)
+                        final = session.read().rows
+                        n, ok = _numbers_right(final)
                         read, right = read + n, right + ok
-            rows.append(_summary("gnome-mines 30x16/99", records, (read, right)))
+                        lost += 1
+                        whole += sum(row.count(c) for row in final for c in "F*X") == 99
+            row = _summary("gnome-mines 30x16/99", records, (read, right))
+            row["lost_boards_showing_99_mines"] = f"{whole}/{lost}"
+            print(f"  lost boards read with all 99 mines: {whole}/{lost}", flush=True)
+            rows.append(row)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
     return 0

@@ -123,12 +123,14 @@ class DesktopSession:
     ``settle`` is how long to wait for the screen to show a batch of clicks;
     ``flag_mines`` also right-clicks proven mines (the solver never needs flags);
     ``patience`` is how long a covered or off-screen board is waited for before the
-    game stops.
+    game stops; ``stall`` is how many batches of clicks in a row may leave the board
+    exactly as it was before the game stops (a page that only lets its player move,
+    a dialog in the way): without it such a game would be clicked for hours.
     """
 
     def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,
                  settle: float = 3.0, mines: int | None = None,
-                 flag_mines: bool = False, patience: float = 2.0) -> None:
+                 flag_mines: bool = False, patience: float = 2.0, stall: int = 5) -> None:
         self.profile = profile
         self.display = display or os.environ.get("DISPLAY", ":0")
         self.speed = speed
@@ -137,6 +139,7 @@ class DesktopSession:
         self.mines_override = mines
         self.flag_mines = flag_mines
         self.patience = patience
+        self.stall = stall
         self.screen = Screen(self.display)
         self.pointer = Pointer(self.display)
         self.process: subprocess.Popen[bytes] | None = None
@@ -433,7 +436,7 @@ class DesktopSession:
         """
         position = self.start(game_id, index)
         started = time.monotonic()
-        clicks = turns = rereads = guesses = confused = 0
+        clicks = turns = rereads = guesses = confused = stalled = 0
         thinking = 0.0
         certain = True
         won = False
@@ -488,6 +491,12 @@ class DesktopSession:
                         break
                     raise
                 rereads += 0 if ok else 1
+                stalled = 0 if ok or position.rows != last[0].rows else stalled + 1
+                if stalled >= self.stall:
+                    raise ScreenReadError(
+                        f"{stalled} batches of clicks in a row left the board unchanged: "
+                        "the game does not take clicks (a page of a game you are not "
+                        "the player of, or a dialog in the way?)")
             outcome = WON if won else self.profile.outcome(position)
         except (ScreenReadError, WindowNotFoundError) as exc:
             log.error("giving up on this game: %s", exc)

@@ -119,3 +119,15 @@ def test_driver_wins_page_games(xdisplay: str, kaboom_url: str) -> None:
     assert list(record.final) == _truth(kaboom_url, game["id"])["board"]
     assert second.outcome == "won", "\n".join(second.final)
     assert second.clicks > 0
+
+
+def test_driver_gives_up_on_a_page_it_may_not_move(xdisplay: str, kaboom_url: str) -> None:
+    """A spectator's page (no player token) ignores clicks: the game ends as an error
+    after ``stall`` unchanged batches, instead of being clicked for hours."""
+    game = _new_game(kaboom_url, width=9, height=9, mines=10, seed=5)
+    with DesktopSession(KaboomPage(), xdisplay, speed=0, settle=0.5, stall=3) as session:
+        record = session.play(f"{kaboom_url}/games/{game['id']}")
+    assert record.outcome == "error"
+    assert record.error is not None and "unchanged" in record.error
+    assert record.turns == 3 and record.rereads == 3
+    assert _truth(kaboom_url, game["id"])["moves"] == 0  # the server saw no move
