@@ -70,7 +70,9 @@ def main() -> None:
         name = parse_profile(spec)
         results[spec] = run_games(w, h, m, args.rule, args.games, seed=args.seed,
                                   jobs=args.jobs, profile=name)
-        s = summarise(results[spec])
+        s = summarise(results[spec], {"preset": args.preset, "rule": args.rule,
+                                      "games": args.games, "seed": args.seed,
+                                      "jobs": args.jobs, "profile": spec})
         out[spec] = s.to_dict()
         print(f"{spec:40s} won {s.wins}/{s.games} = {100 * s.win_rate:.2f} % "
               f"[{100 * s.wilson_low:.2f}, {100 * s.wilson_high:.2f}]  "
