@@ -99,6 +99,7 @@ FALLBACKS = {"layouts": 0, "timeouts": 0}
 
 def play_http(http: httpx.Client, body: dict, seed: int) -> tuple[list[float], list[float]]:
     g = http.post("/api/games", json=body).json()
+    auth = {"Authorization": f"Bearer {g['player_token']}"}  # moves are the player's
     player = Player(seed)
     reveal_ms: list[float] = []
     get_ms: list[float] = []
@@ -108,7 +109,8 @@ def play_http(http: httpx.Client, body: dict, seed: int) -> tuple[list[float], l
             if g["status"] != "playing" or g["board"][y][x] not in "#?":
                 continue
             t = time.perf_counter()
-            r = http.post(f"/api/games/{g['id']}/reveal", json={"x": x, "y": y})
+            r = http.post(f"/api/games/{g['id']}/reveal", json={"x": x, "y": y},
+                          headers=auth)
             reveal_ms.append((time.perf_counter() - t) * 1000)
             if r.status_code != 200:
                 raise RuntimeError(f"reveal ({x}, {y}) -> {r.status_code} {r.text}")
