@@ -1,0 +1,56 @@
+"""The server benchmarks still play real games against the current API.
+
+They are run at their smallest settings and only their results are checked (games
+played, moves answered, no errors), never their timings: `bench/server_reveal.py`
+went on answering 401 to every HTTP reveal for two days after player tokens came,
+and nothing noticed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def _run(script: str, *args: str, timeout: float = 240) -> None:
+    subprocess.run([sys.executable, str(BENCH / script), *args], check=True, timeout=timeout,
+                   stdout=subprocess.DEVNULL)
+
+
+def test_server_reveal_plays_whole_games_in_process_and_over_http(tmp_path: Path) -> None:
+    out = tmp_path / "reveal.json"
+    _run("server_reveal.py", "--sizes", "9x9/10", "--games", "2", "--modes", "inprocess",
+         "http", "--encodings", "native", "--json", str(out))
+    rows = json.loads(out.read_text())
+    assert {r["mode"] for r in rows} == {"inprocess", "http"}
+    for row in rows:
+        assert row["games"] == 2
+        # the same seeded games either way: the same reveals
+        assert row["reveal"]["n"] == rows[0]["reveal"]["n"] > 0
+        assert row["get"]["n"] == row["reveal"]["n"]
+
+
+def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
+    out = tmp_path / "load.json"
+    _run("bot_load.py", "--preset", "beginner", "--levels", "1,2", "--seconds", "1.5",
+         "--json", str(out))
+    levels = json.loads(out.read_text())["levels"]
+    assert [lv["k"] for lv in levels] == [1, 2]
+    for lv in levels:
+        assert lv["games"] >= 1 and lv["moves"] > 0
+        assert lv["errors"] == 0 and lv["retries"] == 0
+        assert lv["wins"] + lv["losses"] <= lv["games"]
+
+
+def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
+    out = tmp_path / "abuse.json"
+    _run("abuse.py", "--seconds", "1.5", "--bots", "1", "--phases", "baseline,body_1mb",
+         "--json", str(out))
+    phases = {p["phase"]: p for p in json.loads(out.read_text())["phases"]}
+    assert phases["baseline"]["gets"] > 0 and phases["baseline"]["bot_requests"] > 0
+    body = phases["body_1mb"]
+    assert body["abusive"] > 0 and body["abusive_codes"] == {"1.1 MB 413": body["abusive"]}
