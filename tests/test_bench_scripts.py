@@ -54,3 +54,11 @@ def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
     assert phases["baseline"]["gets"] > 0 and phases["baseline"]["bot_requests"] > 0
     body = phases["body_1mb"]
     assert body["abusive"] > 0 and body["abusive_codes"] == {"1.1 MB 413": body["abusive"]}
+
+
+def test_proof_time_finds_proofs_in_played_games(tmp_path: Path) -> None:
+    out = tmp_path / "proofs.json"
+    _run("proof_time.py", "--sizes", "30x16/99", "--games", "1", "--json", str(out))
+    [row] = json.loads(out.read_text())["results"]
+    assert row["games"] == 1 and row["proofs"] > 0
+    assert 1 <= row["mean_numbers"] <= row["max_numbers"]

@@ -1,0 +1,27 @@
+"""`bench/web_latency.py` still measures clicks on the real page (results only, no timings).
+
+The page's CSP (script-src 'self') refused the benchmark's in-page probe after the server's
+hardening, and nothing noticed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.web.conftest import CHROMIUM
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "web_latency.py"
+
+
+def test_web_latency_times_every_click(tmp_path: Path) -> None:
+    out = tmp_path / "web.json"
+    subprocess.run([sys.executable, str(SCRIPT), "--sizes", "9x9/10", "--clicks", "5",
+                    "--chromium", CHROMIUM, "--json", str(out)],
+                   check=True, timeout=300, stdout=subprocess.DEVNULL)
+    [row] = json.loads(out.read_text())
+    assert row["size"] == "9x9/10" and row["games"] >= 1
+    for part in ("click_to_frame_ms", "server_ms", "page_ms"):
+        assert row[part]["n"] == 5, part
