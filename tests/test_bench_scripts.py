@@ -9,21 +9,14 @@ and nothing noticed.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def _run(script: str, *args: str, timeout: float = 240) -> None:
-    subprocess.run([sys.executable, str(BENCH / script), *args], check=True, timeout=timeout,
-                   stdout=subprocess.DEVNULL)
+from tests.benchkit import run_bench
 
 
 def test_server_reveal_plays_whole_games_in_process_and_over_http(tmp_path: Path) -> None:
     out = tmp_path / "reveal.json"
-    _run("server_reveal.py", "--sizes", "9x9/10", "--games", "2", "--modes", "inprocess",
+    run_bench("server_reveal.py", "--sizes", "9x9/10", "--games", "2", "--modes", "inprocess",
          "http", "--encodings", "native", "--json", str(out))
     rows = json.loads(out.read_text())
     assert {r["mode"] for r in rows} == {"inprocess", "http"}
@@ -36,7 +29,7 @@ def test_server_reveal_plays_whole_games_in_process_and_over_http(tmp_path: Path
 
 def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
     out = tmp_path / "load.json"
-    _run("bot_load.py", "--preset", "beginner", "--levels", "1,2", "--seconds", "1.5",
+    run_bench("bot_load.py", "--preset", "beginner", "--levels", "1,2", "--seconds", "1.5",
          "--json", str(out))
     levels = json.loads(out.read_text())["levels"]
     assert [lv["k"] for lv in levels] == [1, 2]
@@ -48,7 +41,7 @@ def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
 
 def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
     out = tmp_path / "abuse.json"
-    _run("abuse.py", "--seconds", "1.5", "--bots", "1", "--phases", "baseline,body_1mb",
+    run_bench("abuse.py", "--seconds", "1.5", "--bots", "1", "--phases", "baseline,body_1mb",
          "--json", str(out))
     phases = {p["phase"]: p for p in json.loads(out.read_text())["phases"]}
     assert phases["baseline"]["gets"] > 0 and phases["baseline"]["bot_requests"] > 0
@@ -58,7 +51,7 @@ def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
 
 def test_proof_time_finds_proofs_in_played_games(tmp_path: Path) -> None:
     out = tmp_path / "proofs.json"
-    _run("proof_time.py", "--sizes", "30x16/99", "--games", "1", "--json", str(out))
+    run_bench("proof_time.py", "--sizes", "30x16/99", "--games", "1", "--json", str(out))
     [row] = json.loads(out.read_text())["results"]
     assert row["games"] == 1 and row["proofs"] > 0
     assert 1 <= row["mean_numbers"] <= row["max_numbers"]

@@ -7,21 +7,18 @@ clicks; the driver clicked on for hours and nothing noticed.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "desktop_play.py"
+from tests.benchkit import run_bench
 
 pytestmark = pytest.mark.usefixtures("need_chromium")
 
 
 def test_desktop_play_wins_a_page_game_and_reads_it_right(tmp_path: Path) -> None:
     out = tmp_path / "play.json"
-    subprocess.run([sys.executable, str(SCRIPT), "--games", "0", "--kaboom", "1",
-                    "--json", str(out)], check=True, timeout=300, stdout=subprocess.DEVNULL)
+    run_bench("desktop_play.py", "--games", "0", "--kaboom", "1", "--json", str(out))
     [row] = json.loads(out.read_text())
     assert row["games"] == "kaboom page 16x16/40" and row["played"] == 1
     assert row["errors"] == 0 and row["won"] == 1  # a forced guess survives on Kaboom

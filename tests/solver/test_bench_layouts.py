@@ -4,25 +4,17 @@ pairing counts discordant games."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from solver.bench.runner import game_seed, play_game
 from solver.simulator import SimulatedGame
-
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "layouts.py"
-
-
-def _run(*args: str) -> str:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], check=True,
-                          capture_output=True, text=True).stdout
+from tests.benchkit import run_bench
 
 
 def test_exported_layouts_are_the_benchmark_boards() -> None:
     rows = [json.loads(line) for line in
-            _run("export", "--preset", "beginner", "--rule", "snr", "--games", "4",
-                 "--seed", "7").splitlines()]
+            run_bench("layouts.py", "export", "--preset", "beginner", "--rule", "snr",
+                      "--games", "4", "--seed", "7").splitlines()]
     assert [r["seed"] for r in rows] == [game_seed(7, i) for i in range(4)]
     for r in rows:
         game = SimulatedGame(9, 9, 10, rule="snr", seed=r["seed"])
@@ -44,7 +36,7 @@ def test_pair_counts_discordant_games(tmp_path: Path) -> None:
     flipped = [{"seed": g.seed, "won": False if i < 2 else (g.won or i == 29)}
                for i, g in enumerate(ours)]
     b.write_text("".join(json.dumps(r) + "\n" for r in flipped))
-    out = _run("pair", str(a), str(b))
+    out = run_bench("layouts.py", "pair", str(a), str(b))
     a_only = sum(g.won for g in ours[:2])
     b_only = int(not ours[29].won)
     assert f"only the first won {a_only}, only the second {b_only};" in out

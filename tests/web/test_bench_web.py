@@ -7,20 +7,16 @@ hardening, and nothing noticed.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.benchkit import run_bench
 from tests.web.conftest import CHROMIUM
-
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "web_latency.py"
 
 
 def test_web_latency_times_every_click(tmp_path: Path) -> None:
     out = tmp_path / "web.json"
-    subprocess.run([sys.executable, str(SCRIPT), "--sizes", "9x9/10", "--clicks", "5",
-                    "--chromium", CHROMIUM, "--json", str(out)],
-                   check=True, timeout=300, stdout=subprocess.DEVNULL)
+    run_bench("web_latency.py", "--sizes", "9x9/10", "--clicks", "5", "--chromium", CHROMIUM,
+              "--json", str(out))
     [row] = json.loads(out.read_text())
     assert row["size"] == "9x9/10" and row["games"] >= 1
     for part in ("click_to_frame_ms", "server_ms", "page_ms"):
