@@ -42,6 +42,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="ask the game for this cell size in pixels, if it supports it")
     parser.add_argument("--flag-mines", action="store_true",
                         help="also flag proven mines (slower; the solver does not need flags)")
+    parser.add_argument("--stall", type=int, default=5,
+                        help="end a game as an error after this many batches of clicks in a "
+                             "row leave the board unchanged (a page that ignores clicks, a "
+                             "dialog in the way; default 5)")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write one JSON line per game to PATH")
     parser.add_argument("--png", default="kaboom-look.png", metavar="PATH",
@@ -102,7 +106,7 @@ def _play(args: argparse.Namespace, profile: object, display: str) -> int:
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
     try:
         with DesktopSession(profile, display, speed=args.speed, mines=args.mines,
-                            flag_mines=args.flag_mines) as session:
+                            flag_mines=args.flag_mines, stall=args.stall) as session:
             for i in range(args.games):
                 record = session.play(args.game_id, index=i)
                 won += record.outcome == WON

@@ -6,7 +6,12 @@ after every batch of clicks; the page's DOM is never looked at.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -131,3 +136,21 @@ def test_driver_gives_up_on_a_page_it_may_not_move(xdisplay: str, kaboom_url: st
     assert record.error is not None and "unchanged" in record.error
     assert record.turns == 3 and record.rereads == 3
     assert _truth(kaboom_url, game["id"])["moves"] == 0  # the server saw no move
+
+
+def test_cli_stall_ends_a_game_that_takes_no_clicks(xdisplay: str, kaboom_url: str,
+                                                    tmp_path: Path) -> None:
+    """``kaboom bot desktop --stall N``: the command line sets the same limit."""
+    game = _new_game(kaboom_url, width=9, height=9, mines=10, seed=6)
+    out = tmp_path / "games.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "kaboom-page",
+         "--game-id", f"{kaboom_url}/games/{game['id']}", "--speed", "0", "--stall", "2",
+         "--json", str(out)],
+        env={**os.environ, "DISPLAY": xdisplay}, capture_output=True, text=True, timeout=180,
+        cwd=Path(__file__).resolve().parents[2])
+    assert proc.returncode == 1, proc.stderr
+    record = json.loads(out.read_text())
+    assert record["outcome"] == "error" and "2 batches" in record["error"]
+    assert record["turns"] == 2
+    assert _truth(kaboom_url, game["id"])["moves"] == 0
