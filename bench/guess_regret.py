@@ -118,9 +118,9 @@ def split_gain(won: list[list[bool]]) -> float:
     return sum(gains) / 2
 
 
-def play_seed(args: tuple[str, str, str, int, int, float, int]
+def play_seed(args: tuple[str, str, str, int, int, float, int, int]
               ) -> tuple[list[Measured], float]:
-    name, rule, profile, layouts, n, tolerance, seed = args
+    name, rule, profile, layouts, n, tolerance, most_covered, seed = args
     start = time.process_time()
     w, h, m = preset(name)
     game = SimulatedGame(w, h, m, rule=rule, seed=seed)
@@ -132,7 +132,8 @@ def play_seed(args: tuple[str, str, str, int, int, float, int]
         d = solver.decide(position)
         if not d.moves:
             break
-        if not d.certain and d.algorithm == "guess" and "50/50" not in d.reason:
+        if (not d.certain and d.algorithm == "guess" and "50/50" not in d.reason
+                and game.covered <= most_covered):
             probs = decide(position, probabilities=True, profile=profile,
                            first_click=FirstClick(rule)).probabilities
             assert probs is not None
@@ -173,13 +174,15 @@ def main() -> None:
     ap.add_argument("--candidates", type=int, default=4)
     ap.add_argument("--tolerance", type=float, default=1.0,
                     help="candidates: mine probability within this of the safest cell")
+    ap.add_argument("--most-covered", type=int, default=10**9,
+                    help="only the guesses with at most this many covered cells")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--json")
     args = ap.parse_args()
     profile = parse_profile(args.profile)
     tasks = [(args.preset, args.rule, profile, args.layouts, args.candidates, args.tolerance,
-              game_seed(args.seed, i)) for i in range(args.games)]
+              args.most_covered, game_seed(args.seed, i)) for i in range(args.games)]
     start = time.perf_counter()
     if args.jobs > 1:
         with multiprocessing.get_context("fork").Pool(args.jobs) as pool:

@@ -29,7 +29,7 @@ from solver.position import (
     neighbours,
 )
 
-__all__ = ["PRESETS", "SimulatedGame", "preset"]
+__all__ = ["ANCHORS", "PRESETS", "SimulatedGame", "preset"]
 
 COVERED, FLAG = CellState.COVERED.value, CellState.FLAG.value
 
@@ -38,6 +38,23 @@ PRESETS: dict[str, tuple[int, int, int]] = {
     "intermediate": (16, 16, 40),
     "expert": (30, 16, 99),
 }
+
+
+ANCHORS: dict[FirstClick, Cell] = {FirstClick.SAFE: (0, 0), FirstClick.OPENING: (2, 2)}
+"""Per first-click rule, the click whose zone a layout is drawn around (the solver's
+first clicks when this was written, so the benchmark boards stayed the same): any other
+first click with a zone of the same size gets that layout with the mines of its own
+zone carried into the anchor's."""
+
+
+def _carry(layout: frozenset[Cell], source: frozenset[Cell], target: frozenset[Cell]
+           ) -> frozenset[Cell]:
+    """``layout`` keeps ``source`` free; the same layout keeping ``target`` free instead,
+    each mine in ``target - source`` moved to its partner in ``source - target`` (both
+    sorted, paired in order).  A fixed one-to-one map between the two sets of layouts,
+    so a uniform layout stays uniform."""
+    partner = dict(zip(sorted(target - source), sorted(source - target), strict=True))
+    return frozenset(partner.get(c, c) for c in layout)
 
 
 def preset(name: str) -> tuple[int, int, int]:
@@ -156,19 +173,37 @@ class SimulatedGame:
 
     # ------------------------------------------------------------------ internals
     def _place(self, x: int, y: int) -> frozenset[Cell]:
-        rng = random.Random(self.seed)
-        keep_free = {(x, y)}
+        """The layout for a first click at ``(x, y)``: uniform over the layouts that keep
+        the click's zone free, and drawn for the rule's anchor click (:data:`ANCHORS`)
+        then carried over, so that two first clicks on the same seed see nearly the same
+        board (a paired comparison of first clicks; ``bench/first_clicks.py``)."""
+        free = self._zone(x, y)
+        anchor = ANCHORS[self.rule]
+        if anchor[0] < self.width and anchor[1] < self.height:
+            anchor_free = self._zone(*anchor)
+            if len(anchor_free) == len(free):
+                return _carry(self._draw(anchor_free), anchor_free, free)
+        return self._draw(free)
+
+    def _zone(self, x: int, y: int) -> frozenset[Cell]:
+        """The cells a first click at ``(x, y)`` keeps free of mines: the cell, and under
+        ``opening`` its neighbours too unless the mines would not fit."""
+        free = {(x, y)}
         if self.rule is FirstClick.OPENING:
-            free = keep_free | set(neighbours(x, y, self.width, self.height))
-            if self.width * self.height - len(free) >= self.mines:
-                keep_free = free
+            around = free | set(neighbours(x, y, self.width, self.height))
+            if self.width * self.height - len(around) >= self.mines:
+                free = around
+        return frozenset(free)
+
+    def _draw(self, free: frozenset[Cell]) -> frozenset[Cell]:
+        """A uniform layout over the cells outside ``free``, from the game's seed."""
         cells = [
             (cx, cy)
             for cy in range(self.height)
             for cx in range(self.width)
-            if (cx, cy) not in keep_free
+            if (cx, cy) not in free
         ]
-        return frozenset(rng.sample(cells, self.mines))
+        return frozenset(random.Random(self.seed).sample(cells, self.mines))
 
     def _count(self, layout: frozenset[Cell]) -> list[int]:
         """Every cell's number, by flat index (each mine adds one around it)."""

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import math
+from collections import Counter
+from itertools import combinations, product
+
 import pytest
 
-from solver.position import GameStatus, Move
+from solver.position import GameStatus, Move, neighbours
 from solver.simulator import SimulatedGame, preset
 
 
@@ -98,3 +102,41 @@ def test_resume_refuses_a_layout_that_disagrees() -> None:
     game.reveal(*next(iter(game.layout)))
     with pytest.raises(ValueError, match="game is over"):
         SimulatedGame.resume(game.position(), game.layout)
+
+
+@pytest.mark.parametrize(("rule", "click"), [("sfar", (2, 1)), ("sfar", (0, 0)),
+                                             ("snr", (2, 2)), ("snr", (1, 1)), ("snr", (0, 1))])
+def test_layouts_are_uniform_whatever_the_first_click(rule: str, click: tuple[int, int]) -> None:
+    """Every layout that keeps the click's zone free is drawn equally often (chi-square
+    over all of them, enumerated), anchor click, carried layout or fallback alike."""
+    w, h, mines = 4, 4, 3
+    zone = {click} | (set(neighbours(*click, w, h)) if rule == "snr" else set())
+    allowed = [c for c in product(range(w), range(h)) if c not in zone]
+    every = {frozenset(s) for s in combinations(allowed, mines)}
+    draws = 40 * len(every)
+    seen: Counter[frozenset[tuple[int, int]]] = Counter()
+    for seed in range(draws):
+        game = SimulatedGame(w, h, mines, rule=rule, seed=seed)
+        game.reveal(*click)
+        assert game.layout is not None and not game.layout & zone
+        seen[game.layout] += 1
+    assert set(seen) == every
+    expected = draws / len(every)
+    chi2 = sum((seen[s] - expected) ** 2 / expected for s in every)
+    assert chi2 < len(every) + 5 * math.sqrt(2 * len(every))  # about 5 sigma
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_two_first_clicks_see_nearly_the_same_board(seed: int) -> None:
+    """A paired comparison of first clicks: the same seed gives the same layout but for
+    the mines carried out of the other click's zone."""
+    a = SimulatedGame(30, 16, 99, rule="snr", seed=seed)
+    b = SimulatedGame(30, 16, 99, rule="snr", seed=seed)
+    a.reveal(2, 2)
+    b.reveal(3, 3)
+    assert a.layout is not None and b.layout is not None
+    moved = a.layout - b.layout
+    only_b_zone = {(x, y) for x in (2, 3, 4) for y in (2, 3, 4) if 4 in (x, y)}
+    assert moved <= only_b_zone
+    assert len(b.layout - a.layout) == len(moved)
+    assert all(b.char(x, y) != "#" for x in (2, 3, 4) for y in (2, 3, 4))
