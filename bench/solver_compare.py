@@ -30,12 +30,12 @@ def parse_profile(spec: str) -> str:
         kind = type(getattr(base, key))
         if value.lower() == "none":
             changes[key] = None
+        elif ":" in value:  # a cell, x:y
+            changes[key] = tuple(int(v) for v in value.split(":"))
         elif kind is type(None):  # an optional limit that is off: a number sets it
             changes[key] = int(value)
         elif kind is bool:
             changes[key] = value.lower() in ("1", "true", "yes")
-        elif kind is tuple:
-            changes[key] = tuple(int(v) for v in value.split(":"))
         else:
             changes[key] = kind(value)
     PROFILES[spec] = dataclasses.replace(base, name=spec, **changes)

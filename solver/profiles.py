@@ -9,7 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PROFILES", "Profile", "find_profile"]
+__all__ = ["OPENINGS", "PROFILES", "Profile", "find_profile", "opening_cell"]
+
+OPENINGS: dict[tuple[int, int, int], tuple[int, int]] = {(30, 16, 99): (3, 2)}
+"""The best first click when its neighbours are safe too, measured per board (width,
+height, mines) against its neighbours on the same boards (``docs/solver.md``, first
+clicks): Expert opens at (3, 2), 0.3 points above (2, 2); on Beginner and Intermediate
+(2, 2) was the best, and it is the default."""
+
+
+def opening_cell(width: int, height: int, mines: int) -> tuple[int, int]:
+    """The measured first click of :data:`OPENINGS` (a board turned on its side opens at
+    the same cell turned), else (2, 2)."""
+    cell = OPENINGS.get((width, height, mines))
+    if cell is not None:
+        return cell
+    turned = OPENINGS.get((height, width, mines))
+    return (turned[1], turned[0]) if turned is not None else (2, 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +91,9 @@ class Profile:
     """Search nodes (distinct layout sets) before the endgame or region search gives up."""
     first_safe: tuple[int, int] = (0, 0)
     """First click when only the clicked cell is guaranteed safe (from the corner)."""
-    first_opening: tuple[int, int] = (2, 2)
-    """First click when its neighbours are safe too (from the corner)."""
+    first_opening: tuple[int, int] | None = None
+    """First click when its neighbours are safe too (from the corner); ``None``: the
+    board's measured best, :data:`OPENINGS`."""
 
 
 PROFILES: dict[str, Profile] = {

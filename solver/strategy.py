@@ -21,7 +21,7 @@ from solver.groups import GroupResult, reduce_groups
 from solver.guess import Situation, guess
 from solver.knowledge import classify
 from solver.position import Cell, FirstClick, Move, Position
-from solver.profiles import PROFILES, Profile
+from solver.profiles import PROFILES, Profile, opening_cell
 
 __all__ = ["Decision", "choose", "first_cell"]
 
@@ -41,13 +41,18 @@ def first_cell(
     position: Position, rule: FirstClick | str = FirstClick.SAFE, profile: Profile | None = None
 ) -> Cell:
     """The first click per first-click rule: a corner when only the cell is safe
-    (seed 002), a cell two in from the corner when its neighbours are safe too.
+    (seed 002); when its neighbours are safe too, a cell a few in from the corner, the
+    best measured on that board (:func:`solver.profiles.opening_cell`).
 
     Clamped to the board (measured figures in ``docs/solver.md``).
     """
     profile = profile or PROFILES["strong"]
-    opening = FirstClick(rule) is FirstClick.OPENING
-    x, y = profile.first_opening if opening else profile.first_safe
+    if FirstClick(rule) is not FirstClick.OPENING:
+        x, y = profile.first_safe
+    elif profile.first_opening is not None:
+        x, y = profile.first_opening
+    else:
+        x, y = opening_cell(position.width, position.height, position.mines)
     return min(x, position.width - 1), min(y, position.height - 1)
 
 

@@ -66,7 +66,13 @@ def test_first_click_and_rows() -> None:
     d = decide_rows(["#" * 9] * 9, 10)
     assert d.algorithm == "first" and d.moves[0].kind is MoveKind.REVEAL
     d = decide_rows(["#" * 30] * 16, 99, first_click="opening")
+    assert d.moves[0].cell == (3, 2)  # Expert's measured opening
+    d = decide_rows(["#" * 16] * 30, 99, first_click="opening")
+    assert d.moves[0].cell == (2, 3)  # the same board on its side
+    d = decide_rows(["#" * 16] * 16, 40, first_click="opening")
     assert d.moves[0].cell == (2, 2)
+    d = decide_rows(["#" * 30] * 16, 99, first_click="safe")
+    assert d.moves[0].cell == (0, 0)
 
 
 def test_nothing_to_do_when_only_mines_left() -> None:
