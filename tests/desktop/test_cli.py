@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.desktop.cli import kaboom_desktop
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 
 
 def test_cli_plays_seeded_games_and_writes_json(xdisplay: str, tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
-    proc = subprocess.run(
-        [sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "sgt-mines",
-         "--game-id", "9x9n10#cli", "--games", "2", "--speed", "40", "--flag-mines",
-         "--json", str(out)],
-        env={**os.environ, "DISPLAY": xdisplay}, capture_output=True, text=True, timeout=120,
-        cwd=Path(__file__).resolve().parents[2])
+    proc = kaboom_desktop("--game", "sgt-mines", "--game-id", "9x9n10#cli", "--games", "2",
+                          "--speed", "40", "--flag-mines", "--json", str(out), display=xdisplay)
     assert proc.returncode == 0, proc.stderr
     assert "won 2/2" in proc.stdout  # no-guess boards: a sound reader always wins
     games = [json.loads(line) for line in out.read_text().splitlines()]
@@ -30,17 +26,13 @@ def test_cli_plays_seeded_games_and_writes_json(xdisplay: str, tmp_path: Path) -
 
 def test_cli_needs_a_display(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
-    proc = subprocess.run([sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "sgt-mines"],
-                          env=env, capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[2])
+    proc = kaboom_desktop("--game", "sgt-mines", env=env, timeout=60)
     assert proc.returncode == 2
     assert "DISPLAY" in proc.stderr
 
 
 def test_cli_rejects_an_unknown_game() -> None:
-    proc = subprocess.run([sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "nope",
-                           "--xvfb"], capture_output=True, text=True, timeout=60,
-                          cwd=Path(__file__).resolve().parents[2])
+    proc = kaboom_desktop("--game", "nope", "--xvfb", timeout=60)
     assert proc.returncode == 2
     assert "known games: gnome-mines, kaboom-page, sgt-mines" in proc.stderr
 
@@ -53,10 +45,8 @@ def test_look_prints_every_reading_and_draws_them(tmp_path: Path) -> None:
 
     mines, start = random_layout(random.Random("look"), 9, 9, 10)
     png = tmp_path / "look.png"
-    proc = subprocess.run(
-        [sys.executable, "-m", "kaboom", "bot", "desktop", "look", "--xvfb", "--game",
-         "sgt-mines", "--game-id", encode_layout(9, 9, mines, start), "--png", str(png)],
-        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    proc = kaboom_desktop("look", "--xvfb", "--game", "sgt-mines", "--game-id",
+                          encode_layout(9, 9, mines, start), "--png", str(png))
     assert proc.returncode == 0, proc.stderr
     assert "grid 9x9 cells" in proc.stdout
     board = expected_rows(mines, 9, 9, opened_by(mines, 9, 9, [start]))

@@ -7,9 +7,6 @@ after every batch of clicks; the page's DOM is never looked at.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -21,6 +18,7 @@ from bots.desktop.profiles.kaboom_page import KaboomPage
 from solver.advisor import decide
 from solver.knowledge import classify
 from solver.position import Move, Position
+from tests.desktop.cli import kaboom_desktop
 
 pytestmark = pytest.mark.usefixtures("need_chromium")
 
@@ -143,12 +141,9 @@ def test_cli_stall_ends_a_game_that_takes_no_clicks(xdisplay: str, kaboom_url: s
     """``kaboom bot desktop --stall N``: the command line sets the same limit."""
     game = _new_game(kaboom_url, width=9, height=9, mines=10, seed=6)
     out = tmp_path / "games.jsonl"
-    proc = subprocess.run(
-        [sys.executable, "-m", "kaboom", "bot", "desktop", "--game", "kaboom-page",
-         "--game-id", f"{kaboom_url}/games/{game['id']}", "--speed", "0", "--stall", "2",
-         "--json", str(out)],
-        env={**os.environ, "DISPLAY": xdisplay}, capture_output=True, text=True, timeout=180,
-        cwd=Path(__file__).resolve().parents[2])
+    proc = kaboom_desktop("--game", "kaboom-page", "--game-id",
+                          f"{kaboom_url}/games/{game['id']}", "--speed", "0", "--stall", "2",
+                          "--json", str(out), display=xdisplay, timeout=180)
     assert proc.returncode == 1, proc.stderr
     record = json.loads(out.read_text())
     assert record["outcome"] == "error" and "2 batches" in record["error"]

@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from Xlib import X, display
@@ -18,11 +16,10 @@ from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines
 from bots.desktop.screen import Screen
 from solver.position import Move
+from tests.desktop.cli import kaboom_desktop
 from tests.desktop.conftest import SGT_MINES
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 class Cover:
@@ -116,13 +113,6 @@ def test_a_moved_window_is_followed_before_the_next_click(xdisplay: str) -> None
         assert moved[0] <= px < moved[2] and moved[1] <= py < moved[3], (px, py, moved)
 
 
-def _kaboom(*args: str, xdisplay: str | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "DISPLAY": xdisplay} if xdisplay else dict(os.environ)
-    return subprocess.run([sys.executable, "-m", "kaboom", "bot", "desktop", *args], env=env,
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-
-
 def test_a_window_off_the_screen_is_one_line(xdisplay: str, game: subprocess.Popen) -> None:
     with Screen(xdisplay) as screen:
         window = screen.find_window(SgtMines.window_pattern)
@@ -130,18 +120,18 @@ def test_a_window_off_the_screen_is_one_line(xdisplay: str, game: subprocess.Pop
         x.create_resource_object("window", window.id).configure(x=screen.size[0] - 100)
         x.sync()
         x.close()
-    proc = _kaboom("--game", "sgt-mines", xdisplay=xdisplay)
+    proc = kaboom_desktop("--game", "sgt-mines", display=xdisplay)
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert "is not all on the 1280x1024 screen" in proc.stderr
 
 
 def test_no_display_and_no_window_are_one_line(xdisplay: str) -> None:
-    proc = _kaboom("--game", "sgt-mines", "--display", ":4242")
+    proc = kaboom_desktop("--game", "sgt-mines", "--display", ":4242")
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert "cannot open X display ':4242'" in proc.stderr
-    proc = _kaboom("--game", "kaboom-page", xdisplay=xdisplay)  # not running, no URL to open
+    proc = kaboom_desktop("--game", "kaboom-page", display=xdisplay)  # not running, no URL to open
     assert proc.returncode == 1
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert "no window matches" in proc.stderr
@@ -164,8 +154,8 @@ def test_a_game_ending_in_error_fails_the_command(xdisplay: str) -> None:
     thread = threading.Thread(target=cover_the_screen_once_playing)
     thread.start()
     try:
-        proc = _kaboom("--game", "sgt-mines", "--game-id", "30x16n99#error", "--speed", "5",
-                       xdisplay=xdisplay)
+        proc = kaboom_desktop("--game", "sgt-mines", "--game-id", "30x16n99#error",
+                              "--speed", "5", display=xdisplay)
     finally:
         thread.join()
         for c in cover:

@@ -7,7 +7,6 @@ base class's default cell rules only.  Nothing in this project names it.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import zipfile
@@ -16,9 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.desktop.cli import kaboom_desktop
+
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 
-ROOT = Path(__file__).resolve().parents[2]
 
 PLUGIN = '''
 """sgt-mines under another name, with the default cell rules."""
@@ -72,23 +72,16 @@ def installed_plugin(tmp_path: Path) -> Iterator[None]:
         subprocess.run([*pip, "uninstall", "-y", "kaboom-plugin-mines"], check=True, timeout=120)
 
 
-def _kaboom(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kaboom", "bot", "desktop", *args],
-                          env=env or dict(os.environ), capture_output=True, text=True,
-                          timeout=180, cwd=ROOT)
-
-
 def test_an_installed_profile_package_adds_a_game(installed_plugin: None, xdisplay: str) -> None:
-    env = {**os.environ, "DISPLAY": xdisplay}
-    played = _kaboom("--game", "plugin-mines", "--game-id", "9x9n10#plugin", "--games", "2",
-                     "--speed", "0", env=env)
+    played = kaboom_desktop("--game", "plugin-mines", "--game-id", "9x9n10#plugin",
+                            "--games", "2", "--speed", "0", display=xdisplay, timeout=180)
     assert played.returncode == 0, played.stderr
     assert "won 2/2" in played.stdout  # no-guess boards: a sound reader always wins
-    unknown = _kaboom("--game", "no-such-game", env=env)
+    unknown = kaboom_desktop("--game", "no-such-game", display=xdisplay, timeout=180)
     assert "plugin-mines" in unknown.stderr  # listed with the built-in games
 
 
 def test_the_profile_is_gone_once_the_package_is(xdisplay: str) -> None:
-    proc = _kaboom("--game", "plugin-mines", env={**os.environ, "DISPLAY": xdisplay})
+    proc = kaboom_desktop("--game", "plugin-mines", display=xdisplay, timeout=180)
     assert proc.returncode == 2
     assert "unknown game 'plugin-mines'" in proc.stderr
