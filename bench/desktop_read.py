@@ -7,6 +7,7 @@ cell is compared with what the layout says it must show.  Prints the figures and
 JSON.
 
     python bench/desktop_read.py --layouts 3 --json /tmp/desktop_read.json
+    python bench/desktop_read.py --sizes 9x9/10 --tiles 16 24 --layouts 1
 """
 
 from __future__ import annotations
@@ -36,17 +37,30 @@ def _compare(got: list[str], want: list[str]) -> tuple[int, int]:
     return cells, wrong
 
 
+def _size(text: str) -> tuple[int, int, int]:
+    board, mines = text.split("/")
+    w, h = board.split("x")
+    return int(w), int(h), int(mines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layouts", type=int, default=3, help="layouts per size and tile size")
+    parser.add_argument("--sizes", nargs="+", default=[f"{w}x{h}/{m}" for w, h, m in SIZES],
+                        help="boards as WxH/MINES")
+    parser.add_argument("--tiles", nargs="+", type=int, default=TILES, help="tile sizes, px")
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
+    try:
+        sizes = [_size(text) for text in args.sizes]
+    except ValueError:
+        parser.error(f"--sizes takes boards as WxH/MINES, such as 9x9/10: {args.sizes}")
     rng = random.Random(args.seed)
     rows_out = []
     with virtual_display() as display:
-        for w, h, m in SIZES:
-            for tile in TILES:
+        for w, h, m in sizes:
+            for tile in args.tiles:
                 cells = wrong = reads = 0
                 read_s = 0.0
                 for _ in range(args.layouts):

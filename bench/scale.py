@@ -187,17 +187,21 @@ def longpoll_latency(db: str, samples: int = 20) -> dict:
             woke: dict[str, float] = {}
 
             def wait(moves: int = i, woke: dict[str, float] = woke) -> None:
-                httpx.get(f"http://127.0.0.1:{port_a}/api/games/{game['id']}",
-                          params={"wait_moves": moves, "timeout": 10}, timeout=20)
+                seen = httpx.get(f"http://127.0.0.1:{port_a}/api/games/{game['id']}",
+                                 params={"wait_moves": moves, "timeout": 10}, timeout=20)
                 woke["at"] = time.perf_counter()
+                woke["moves"] = seen.json()["moves"]
 
             watcher = threading.Thread(target=wait)
             watcher.start()
             time.sleep(0.3)
-            httpx.post(f"http://127.0.0.1:{port_b}/api/games/{game['id']}/flag",
-                       json={"x": i % 16, "y": i // 16}, headers=auth)
+            flagged = httpx.post(f"http://127.0.0.1:{port_b}/api/games/{game['id']}/flag",
+                                 json={"x": i % 16, "y": i // 16}, headers=auth)
             answered = time.perf_counter()
+            flagged.raise_for_status()
             watcher.join()
+            # woken by the move itself, not by the poll's own timeout
+            assert woke["moves"] == i + 1, woke
             delays.append((woke["at"] - answered) * 1000)
     finally:
         for proc in (proc_a, proc_b):

@@ -16,30 +16,41 @@ import json
 import math
 
 from solver.bench.runner import run_games, summarise
-from solver.profiles import PROFILES, Profile
+from solver.profiles import PROFILES, Profile, find_profile
 from solver.simulator import preset
 
 
 def parse_profile(spec: str) -> str:
     """Registers ``spec`` as a profile and returns its name."""
     name, *overrides = spec.split(",")
-    base = PROFILES[name]
+    base = find_profile(name)
+    fields = [f.name for f in dataclasses.fields(Profile) if f.name != "name"]
     changes: dict[str, object] = {}
     for item in overrides:
-        key, value = item.split("=")
-        kind = type(getattr(base, key))
-        if value.lower() == "none":
-            changes[key] = None
-        elif ":" in value:  # a cell, x:y
-            changes[key] = tuple(int(v) for v in value.split(":"))
-        elif kind is type(None):  # an optional limit that is off: a number sets it
-            changes[key] = int(value)
-        elif kind is bool:
-            changes[key] = value.lower() in ("1", "true", "yes")
-        else:
-            changes[key] = kind(value)
+        key, _, value = item.partition("=")
+        if key not in fields:
+            raise ValueError(f"unknown option {key!r} in {spec!r}; known: {', '.join(fields)}")
+        try:
+            changes[key] = _value(type(getattr(base, key)), value)
+        except ValueError:
+            raise ValueError(f"{item!r} in {spec!r}: not a value for {key}") from None
     PROFILES[spec] = dataclasses.replace(base, name=spec, **changes)
     return spec
+
+
+def _value(kind: type, text: str) -> object:
+    """``text`` as a value of an option whose default is of type ``kind``."""
+    if text.lower() == "none":
+        return None
+    if ":" in text:  # a cell, x:y
+        return tuple(int(v) for v in text.split(":"))
+    if kind is type(None):  # an optional limit that is off: a number sets it
+        return int(text)
+    if kind is bool:
+        if text.lower() not in ("1", "true", "yes", "0", "false", "no"):
+            raise ValueError(text)
+        return text.lower() in ("1", "true", "yes")
+    return kind(text)
 
 
 def mcnemar(a_only: int, b_only: int) -> float:
@@ -66,8 +77,11 @@ def main() -> None:
     out = {}
     results = {}
     challengers = args.b or ["fast"]
-    for spec in (args.a, *challengers):
-        name = parse_profile(spec)
+    try:
+        names = [parse_profile(spec) for spec in (args.a, *challengers)]
+    except ValueError as e:
+        ap.error(str(e))
+    for spec, name in zip((args.a, *challengers), names, strict=True):
         results[spec] = run_games(w, h, m, args.rule, args.games, seed=args.seed,
                                   jobs=args.jobs, profile=name)
         s = summarise(results[spec], {"preset": args.preset, "rule": args.rule,
@@ -93,5 +107,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    assert isinstance(PROFILES["strong"], Profile)
     main()

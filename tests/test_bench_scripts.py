@@ -55,3 +55,18 @@ def test_proof_time_finds_proofs_in_played_games(tmp_path: Path) -> None:
     [row] = json.loads(out.read_text())["results"]
     assert row["games"] == 1 and row["proofs"] > 0
     assert 1 <= row["mean_numbers"] <= row["max_numbers"]
+
+
+def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
+    out = tmp_path / "scale.json"
+    run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--workers", "2",
+              "--games", "2", "--out", str(out))
+    rows = json.loads(out.read_text())["rows"]
+    served = [r for r in rows if "moves_per_s" in r]
+    polled = [r for r in rows if r.get("measure") == "cross-process long poll"]
+    assert sorted(r["store"] for r in served) == ["postgresql", "sqlite"]
+    for row in served:
+        assert row["workers"] == 2 and row["errors"] == 0 and row["reveals"] > 0
+    # a move made through one worker wakes a long poll held by the other
+    assert sorted(r["store"] for r in polled) == ["postgresql", "sqlite"]
+    assert all(r["samples"] > 0 for r in polled)

@@ -1,0 +1,106 @@
+"""The solver's ``bench/`` scripts still run and their figures add up.
+
+Each runs as a user would run it (its own process), at its smallest settings; only what
+the figures must satisfy whatever the machine is checked, never a timing. Every target
+of issue #12 was decided with one of these scripts, so one that breaks quietly would
+leave the docs quoting commands that no longer run.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.benchkit import BENCH, run_bench
+
+
+def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
+    out = tmp_path / "compare.json"
+    run_bench("solver_compare.py", "--preset", "beginner", "--games", "60", "--jobs", "2",
+              "--seed", "5", "--a", "strong", "--b", "strong", "--b", "fast",
+              "--b", "strong,first_safe=4:4", "--json", str(out))
+    result = json.loads(out.read_text())
+    a = result["strong"]
+    assert a["games"] == 60 and a["settings"]["seed"] == 5
+    # the same profile on the same boards wins the same games
+    assert result["discordant strong"] == {"a_only": 0, "b_only": 0, "z": 0.0, "p": 1.0}
+    for spec in ("fast", "strong,first_safe=4:4"):
+        d = result[f"discordant {spec}"]
+        assert result[spec]["settings"]["profile"] == spec
+        assert result[spec]["wins"] == a["wins"] - d["a_only"] + d["b_only"]
+    # a centre first click is a different game from the corner's
+    moved = result["discordant strong,first_safe=4:4"]
+    assert moved["a_only"] + moved["b_only"] > 0
+
+
+def _run_failing(script: str, *args: str) -> str:
+    done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    return done.stderr.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(("spec", "says"), [
+    ("strong,bogus=1", "unknown option 'bogus'"),
+    ("strong,ratio=high", "not a value for ratio"),
+    ("strong,living=maybe", "not a value for living"),
+    ("slow", "unknown profile 'slow'"),
+])
+def test_solver_compare_refuses_a_bad_option_before_playing(spec: str, says: str) -> None:
+    assert says in _run_failing("solver_compare.py", "--games", "1", "--b", spec)
+
+
+def test_first_clicks_plays_every_candidate_on_the_same_boards(tmp_path: Path) -> None:
+    out = tmp_path / "first.json"
+    run_bench("first_clicks.py", "--preset", "beginner", "--first", "0,0", "--shows", "1",
+              "--cells", "8,0", "8,0", "4,4", "--games", "150", "--jobs", "2", "--seed", "3",
+              "--json", str(out))
+    result = json.loads(out.read_text())
+    assert 0 < result["boards"] < 150  # the corner shows 1 on some boards, not all
+    reference, again, centre = (result["cells"][k] for k in ("(8, 0)", "(8, 0)", "(4, 4)"))
+    assert reference == again and reference["a_only"] == reference["b_only"] == 0
+    assert centre["won"] == reference["won"] - centre["a_only"] + centre["b_only"]
+    assert 0 <= centre["won"] <= result["boards"]
+
+
+def test_guess_regret_measures_guesses_consistently(tmp_path: Path) -> None:
+    out = tmp_path / "regret.json"
+    run_bench("guess_regret.py", "--preset", "beginner", "--games", "8", "--layouts", "8",
+              "--candidates", "3", "--tolerance", "0.05", "--jobs", "2", "--seed", "5",
+              "--json", str(out))
+    result = json.loads(out.read_text())
+    guesses = result["guesses"]
+    assert guesses, "8 Beginner games with no measured guess"
+    for g in guesses:
+        assert 2 <= len(g["cells"]) <= 3 and len(set(map(tuple, g["cells"]))) == len(g["cells"])
+        assert max(g["p"]) <= min(g["p"]) + 0.05 + 1e-9
+        assert all(0 <= w <= 8 for w in g["won"]) and -1 <= g["gain"] <= 1
+    stages = {k: v for k, v in result["summary"].items() if k != "per_game_gain"}
+    assert sum(s["guesses"] for s in stages.values()) == len(guesses)
+    chosen = sum(g["won"][0] for g in guesses) / 8 / len(guesses) * 100
+    assert sum(s["chosen_win"] * s["guesses"] for s in stages.values()) / len(guesses) \
+        == pytest.approx(chosen)
+
+
+def test_solver_table_runs_each_row_and_builds_the_table(tmp_path: Path) -> None:
+    text = run_bench("solver_table.py", "--games-scale", "0.0002", "--jobs", "2",
+                     "--out", str(tmp_path))
+    rows = [line for line in text.splitlines() if line.startswith("| ") and "---" not in line]
+    assert len(rows) == 1 + 7  # the header and a row for each board, rule and profile
+    written = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert len(written) == 7 and "expert_snr_strong.json" in written
+    expert = json.loads((tmp_path / "expert_sfar_strong.json").read_text())
+    assert expert["games"] == 40 and 0 <= expert["wins"] <= 40
+
+
+def test_cluster_overhead_plays_the_same_games_on_the_cluster(tmp_path: Path) -> None:
+    out = tmp_path / "overhead.json"
+    run_bench("cluster_overhead.py", "--games", "20", "--workers", "2", "--rounds", "2",
+              "--json", str(out))
+    result = json.loads(out.read_text())
+    assert result["same_results"] is True
+    assert len(result["seconds"]["local"]) == len(result["seconds"]["cluster"]) == 2
