@@ -357,8 +357,8 @@ def score(s: Situation, o: lookahead.Outlook) -> float:
     """The candidate's value (higher is better), per the profile's ``score``:
 
     ``progress``: ``(1 - p) * (1 + w * P(progress))`` (w = ``progress_weight``);
-    ``blended``: JSMinesweeper's secondary safety, the next click's safety blended 4:1
-    with the runner-up's, times ``1 + w * P(progress)``;
+    ``blended``: JSMinesweeper's secondary safety, the next click's safety blended with
+    the runner-up's (``blend``:1, 4:1 by default), times ``1 + w * P(progress)``;
     ``secondary``: P(surviving this click and the safest next one), same factor;
     ``cleared``: seed 002, ``(1 - p) * (1 + w * E[cells proven safe])``;
     ``hybrid``: a number worth ``1 + w`` when it proves a cell safe, else the safety of
@@ -366,7 +366,7 @@ def score(s: Situation, o: lookahead.Outlook) -> float:
     """
     kind, w = s.profile.score, s.profile.progress_weight
     if kind == "blended":
-        return o.blended() * (1.0 + w * o.progress)
+        return o.blended(s.profile.blend) * (1.0 + w * o.progress)
     if kind == "hybrid":
         return o.hybrid(w)
     if kind == "secondary":

@@ -43,6 +43,9 @@ class Profile:
     score: str = "progress"
     """Lookahead score: ``progress``, ``blended``, ``secondary`` or ``cleared`` (see
     :func:`solver.guess.score`)."""
+    blend: float = 4.0
+    """``blended``: the weight of the best next safety against the runner-up's
+    (JSMinesweeper: 4)."""
     ratio: float = 0.0
     """When set, candidates are the cells whose safety is at least ``ratio`` times the
     best safety (JSMinesweeper: 0.9) instead of within ``tolerance``."""
