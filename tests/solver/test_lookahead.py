@@ -34,6 +34,7 @@ def test_branches_equal_enumeration(params) -> None:
             v: len(ls) for v, ls in by_value.items()
         }, position.to_text()
         assert got.dead == (len(by_value) == 1)
+        blended = {k: 0.0 for k in (1.0, 2.0, 4.0)}  # Σ P(safe, shows v) · (k s1 + s2) / (k + 1)
         for b in got.branches:
             ls = by_value[b.mines]
             others = [c for c in covered if c != cell]
@@ -46,6 +47,10 @@ def test_branches_equal_enumeration(params) -> None:
             second = living[1] if len(living) > 1 else best
             assert b.best == pytest.approx(best, abs=1e-12)
             assert b.second == pytest.approx(second, abs=1e-12)
+            for k in blended:
+                blended[k] += len(ls) / len(lays) * (k * best + second) / (k + 1)
+        for k, want in blended.items():
+            assert got.blended(k) == pytest.approx(want, abs=1e-12)
         assert got.safety == pytest.approx(1 - sum(cell in lay for lay in lays) / len(lays))
 
 
