@@ -201,7 +201,8 @@ def main() -> None:
         part = [g for g in guesses if g.covered > low and (high is None or g.covered <= high)]
         if part:
             summary[stage] = row = _summary(part, k, args.games)
-            print(f"  {stage:6} (> {low} covered): {row['guesses']} guesses, "
+            span = f"{low + 1}-{high}" if high is not None else f"> {low}"
+            print(f"  {stage:6} ({span} covered): {row['guesses']} guesses, "
                   f"{row['guesses_per_game']:.2f} a game; the chosen cell wins "
                   f"{row['chosen_win']:.2f} %, the rollout-best {row['rollout_best_win']:.2f} % "
                   f"(optimistic); rollout policy {row['gain']:+.2f} ± {row['gain_se']:.2f} "
