@@ -25,6 +25,7 @@ from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
 from bots.desktop.xvfb import virtual_display
 from solver.position import Move
+from solver.simulator import parse_board
 from tests.desktop.boards import expected_rows, opened_by, random_layout, read_until
 
 SIZES = [(9, 9, 10), (16, 16, 40), (30, 16, 99)]
@@ -37,12 +38,6 @@ def _compare(got: list[str], want: list[str]) -> tuple[int, int]:
     return cells, wrong
 
 
-def _size(text: str) -> tuple[int, int, int]:
-    board, mines = text.split("/")
-    w, h = board.split("x")
-    return int(w), int(h), int(mines)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layouts", type=int, default=3, help="layouts per size and tile size")
@@ -53,9 +48,9 @@ def main() -> int:
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     try:
-        sizes = [_size(text) for text in args.sizes]
-    except ValueError:
-        parser.error(f"--sizes takes boards as WxH/MINES, such as 9x9/10: {args.sizes}")
+        sizes = [parse_board(text) for text in args.sizes]
+    except ValueError as e:
+        parser.error(f"--sizes: {e}")
     rng = random.Random(args.seed)
     rows_out = []
     with virtual_display() as display:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from solver.knowledge import KnowledgeEngine
 from solver.proof import prove
-from solver.simulator import SimulatedGame
+from solver.simulator import SimulatedGame, parse_board
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -30,15 +30,14 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def run(size: str, games: int, per_step: int, seed: int) -> dict[str, object]:
-    dims, mines = size.split("/")
-    width, height = (int(v) for v in dims.split("x"))
+    width, height, mines = parse_board(size)
     times: list[float] = []
     sizes: list[int] = []
     with_count = 0
     not_minimal = 0
     for g in range(games):
         rng = random.Random(f"{seed}:{size}:{g}")
-        game = SimulatedGame(width, height, int(mines), rule="snr", seed=rng.getrandbits(63))
+        game = SimulatedGame(width, height, mines, rule="snr", seed=rng.getrandbits(63))
         game.reveal(width // 2, height // 2)
         engine = KnowledgeEngine()
         while game.outcome == "playing":

@@ -32,6 +32,7 @@ from server.service import GameService  # noqa: E402
 from server.store import open_store  # noqa: E402
 from solver.knowledge import KnowledgeEngine  # noqa: E402
 from solver.position import Move, Position  # noqa: E402
+from solver.simulator import parse_board  # noqa: E402
 
 SIZES = ["16x16/40", "30x16/99", "30x30/250", "100x100/2000", "200x200/8000"]
 
@@ -122,12 +123,6 @@ def play_http(http: httpx.Client, body: dict, seed: int) -> tuple[list[float], l
     return reveal_ms, get_ms
 
 
-def _parse(size: str) -> tuple[int, int, int]:
-    dims, mines = size.split("/")
-    w, h = dims.split("x")
-    return int(w), int(h), int(mines)
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="*", default=SIZES)
@@ -140,7 +135,7 @@ def main() -> int:
     rows = []
     for encoding in args.encodings:
         for size in args.sizes:
-            w, h, m = _parse(size)
+            w, h, m = parse_board(size)
             games = args.games or (20 if w * h <= 900 else 1)
             for mode in args.modes:
                 reveals: list[float] = []

@@ -77,13 +77,15 @@ def main() -> None:
     out = {}
     results = {}
     challengers = args.b or ["fast"]
+    specs = (args.a, *challengers)
     try:
-        names = [parse_profile(spec) for spec in (args.a, *challengers)]
+        for spec in specs:
+            parse_profile(spec)
     except ValueError as e:
         ap.error(str(e))
-    for spec, name in zip((args.a, *challengers), names, strict=True):
+    for spec in specs:
         results[spec] = run_games(w, h, m, args.rule, args.games, seed=args.seed,
-                                  jobs=args.jobs, profile=name)
+                                  jobs=args.jobs, profile=spec)
         s = summarise(results[spec], {"preset": args.preset, "rule": args.rule,
                                       "games": args.games, "seed": args.seed,
                                       "jobs": args.jobs, "profile": spec})

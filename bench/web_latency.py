@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from solver.knowledge import KnowledgeEngine  # noqa: E402
 from solver.position import Position  # noqa: E402
+from solver.simulator import parse_board  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -123,7 +124,7 @@ def new_game(page: Page, width: int, height: int, mines: int, seed: int) -> str:
 
 
 def measure(page: Page, http: httpx.Client, size: str, clicks: int, seed: int) -> dict:
-    width, height, mines = (int(v) for v in size.replace("/", "x").split("x"))
+    width, height, mines = parse_board(size)
     rng = random.Random(seed)
     samples: list[dict] = []
     games = 0

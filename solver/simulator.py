@@ -29,7 +29,7 @@ from solver.position import (
     neighbours,
 )
 
-__all__ = ["ANCHORS", "PRESETS", "SimulatedGame", "preset"]
+__all__ = ["ANCHORS", "PRESETS", "SimulatedGame", "parse_board", "preset"]
 
 COVERED, FLAG = CellState.COVERED.value, CellState.FLAG.value
 
@@ -63,6 +63,16 @@ def preset(name: str) -> tuple[int, int, int]:
         return PRESETS[name]
     except KeyError:
         raise ValueError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None
+
+
+def parse_board(text: str) -> tuple[int, int, int]:
+    """``(width, height, mines)`` of a board written ``WxH/MINES``, such as ``30x16/99``."""
+    try:
+        dims, mines = text.split("/")
+        width, height = dims.split("x")
+        return int(width), int(height), int(mines)
+    except ValueError:
+        raise ValueError(f"not a board {text!r}: write WxH/MINES, such as 30x16/99") from None
 
 
 class SimulatedGame:

@@ -9,8 +9,21 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
 
+def _command(script: str, *args: str) -> list[str]:
+    return [sys.executable, str(BENCH / script), *args]
+
+
 def run_bench(script: str, *args: str, timeout: float = 300) -> str:
     """Runs ``bench/<script>`` with ``args`` and returns its output; a failure raises
     (its errors are left on stderr, which pytest shows)."""
-    return subprocess.run([sys.executable, str(BENCH / script), *args], check=True,
-                          timeout=timeout, stdout=subprocess.PIPE, text=True).stdout
+    return subprocess.run(_command(script, *args), check=True, timeout=timeout,
+                          stdout=subprocess.PIPE, text=True).stdout
+
+
+def bench_usage_error(script: str, *args: str, timeout: float = 60) -> str:
+    """Runs ``bench/<script>`` with ``args``, which it must refuse as a usage error
+    (exit status 2); returns the last line of its message."""
+    done = subprocess.run(_command(script, *args), capture_output=True, text=True,
+                          timeout=timeout)
+    assert done.returncode == 2, done.stderr
+    return done.stderr.strip().splitlines()[-1]

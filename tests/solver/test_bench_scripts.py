@@ -9,13 +9,11 @@ leave the docs quoting commands that no longer run.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.benchkit import BENCH, run_bench
+from tests.benchkit import bench_usage_error, run_bench
 
 
 def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
@@ -37,13 +35,6 @@ def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
     assert moved["a_only"] + moved["b_only"] > 0
 
 
-def _run_failing(script: str, *args: str) -> str:
-    done = subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode == 2, done.stderr
-    return done.stderr.strip().splitlines()[-1]
-
-
 @pytest.mark.parametrize(("spec", "says"), [
     ("strong,bogus=1", "unknown option 'bogus'"),
     ("strong,ratio=high", "not a value for ratio"),
@@ -51,7 +42,7 @@ def _run_failing(script: str, *args: str) -> str:
     ("slow", "unknown profile 'slow'"),
 ])
 def test_solver_compare_refuses_a_bad_option_before_playing(spec: str, says: str) -> None:
-    assert says in _run_failing("solver_compare.py", "--games", "1", "--b", spec)
+    assert says in bench_usage_error("solver_compare.py", "--games", "1", "--b", spec)
 
 
 def test_first_clicks_plays_every_candidate_on_the_same_boards(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from itertools import combinations, product
 import pytest
 
 from solver.position import GameStatus, Move, neighbours
-from solver.simulator import SimulatedGame, preset
+from solver.simulator import SimulatedGame, parse_board, preset
 
 
 @pytest.mark.parametrize("seed", range(30))
@@ -140,3 +140,11 @@ def test_two_first_clicks_see_nearly_the_same_board(seed: int) -> None:
     assert moved <= only_b_zone
     assert len(b.layout - a.layout) == len(moved)
     assert all(b.char(x, y) != "#" for x in (2, 3, 4) for y in (2, 3, 4))
+
+
+def test_parse_board() -> None:
+    assert parse_board("30x16/99") == preset("expert")
+    assert parse_board("100x100/2000") == (100, 100, 2000)
+    for bad in ("9x9", "9/10", "9x9x9/10", "ax9/10", ""):
+        with pytest.raises(ValueError, match="WxH/MINES"):
+            parse_board(bad)
