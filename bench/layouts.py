@@ -9,13 +9,17 @@ Usage:
 "mines": [flat index y * width + x, ...]}``: the layout ``kaboom bench --seed S`` plays
 as game ``i`` (seed ``S * 1_000_003 + i``), for a harness that feeds it to another solver
 (we played JSMinesweeper this way; docs/solver.md).  ``pair`` reads two files of
-``{"seed", "won"}`` lines (``kaboom bench --out`` writes them) and prints both win rates
-on the seeds they share, the discordant games and the exact McNemar p-value.
+``{"seed", "won"}`` lines (``kaboom bench --out`` writes them; gzipped when the name ends in
+``.gz``) and prints both win rates on the seeds they share, the discordant games and the
+exact McNemar p-value.  ``bench/results/expert_snr_strong_200k_seeds.jsonl.gz`` holds
+``strong``'s outcome on each of the 200,000 Expert SNR target boards (seed 2026), so a
+challenger needs only its own run to be paired with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import math
 import sys
@@ -41,7 +45,7 @@ def export(name: str, rule: str, games: int, seed: int) -> None:
 
 def pair(a_path: str, b_path: str) -> None:
     def load(path: str) -> dict[int, bool]:
-        with open(path) as fh:
+        with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as fh:
             return {row["seed"]: bool(row["won"]) for row in map(json.loads, fh) if row}
 
     a, b = load(a_path), load(b_path)

@@ -3,6 +3,7 @@ pairing counts discordant games."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -30,14 +31,28 @@ def test_exported_layouts_are_the_benchmark_boards() -> None:
 def test_pair_counts_discordant_games(tmp_path: Path) -> None:
     ours = [play_game(9, 9, 10, "sfar", game_seed(3, i)) for i in range(30)]
     a = tmp_path / "a.jsonl"
-    b = tmp_path / "b.jsonl"
+    b = tmp_path / "b.jsonl.gz"
     a.write_text("".join(json.dumps({"seed": g.seed, "won": g.won}) + "\n" for g in ours))
     # the second "solver" loses the first two games it shares and wins one more
     flipped = [{"seed": g.seed, "won": False if i < 2 else (g.won or i == 29)}
                for i, g in enumerate(ours)]
-    b.write_text("".join(json.dumps(r) + "\n" for r in flipped))
+    with gzip.open(b, "wt") as fh:  # a gzipped file reads the same
+        fh.write("".join(json.dumps(r) + "\n" for r in flipped))
     out = run_bench("layouts.py", "pair", str(a), str(b))
     a_only = sum(g.won for g in ours[:2])
     b_only = int(not ours[29].won)
     assert f"only the first won {a_only}, only the second {b_only};" in out
     assert f"won {sum(g.won for g in ours)}/30" in out
+
+
+def test_the_committed_baseline_is_what_strong_plays() -> None:
+    """The per-seed file behind docs/solver.md's Expert SNR figure still describes
+    ``strong``: a sample of its boards, played again, ends the same way."""
+    path = Path(__file__).parents[2] / "bench/results/expert_snr_strong_200k_seeds.jsonl.gz"
+    with gzip.open(path, "rt") as fh:
+        won = {row["seed"]: row["won"] for row in map(json.loads, fh)}
+    assert sorted(won) == [game_seed(2026, i) for i in range(200_000)]
+    assert sum(won.values()) == 108_751  # 54.38 %, the figure in docs/solver.md
+    for i in range(0, 200_000, 5_000):
+        seed = game_seed(2026, i)
+        assert play_game(30, 16, 99, "snr", seed).won == won[seed], seed
