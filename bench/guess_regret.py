@@ -1,7 +1,7 @@
 """What the guesses leave on the table: paired rollouts of each candidate.
 
 Usage: python bench/guess_regret.py --preset expert --rule sfar --games 80 --layouts 160 \
-           --candidates 4 --jobs 2 --seed 211 --json out.json
+           --candidates 4 --jobs 2 --seed 211 --out games.jsonl --json out.json
 
 Plays ``--games`` games with ``--profile``.  At each guess of the safest-cell policy (not
 the endgame search, a closed region or a 50/50) it takes the chosen cell and the next
@@ -19,11 +19,16 @@ with the same profile.  Then:
 
 The game itself goes on with the profile's choice, so the guesses are the ones the profile
 meets.  Results by covered cells at the guess (early / middle / late).
+
+A measurement takes hours: a progress bar shows on stderr, and with ``--out FILE`` each
+game's guesses are appended as it ends, so an interrupted run resumes where it stopped
+when rerun with the same settings (more ``--games`` plays only the new ones).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import math
@@ -32,6 +37,8 @@ import random
 import statistics
 import sys
 import time
+
+from tqdm import tqdm
 
 from solver.advisor import decide
 from solver.bench.runner import game_seed
@@ -119,7 +126,7 @@ def split_gain(won: list[list[bool]]) -> float:
 
 
 def play_seed(args: tuple[str, str, str, int, int, float, int, int]
-              ) -> tuple[list[Measured], float]:
+              ) -> tuple[int, list[Measured], float]:
     name, rule, profile, layouts, n, tolerance, most_covered, seed = args
     start = time.process_time()
     w, h, m = preset(name)
@@ -147,7 +154,7 @@ def play_seed(args: tuple[str, str, str, int, int, float, int, int]
                 continue
             if game.play(move) is not GameStatus.PLAYING:
                 break
-    return found, time.process_time() - start
+    return seed, found, time.process_time() - start
 
 
 def _summary(part: list[Measured], layouts: int, games: int) -> dict[str, float]:
@@ -164,6 +171,30 @@ def _summary(part: list[Measured], layouts: int, games: int) -> dict[str, float]
     }
 
 
+def load(path: str, settings: dict[str, object]) -> dict[int, tuple[list[Measured], float]]:
+    """The games an earlier run with the same settings wrote to ``path`` (none when it
+    does not exist).  A last line torn by a kill is cut off, and its game played again;
+    a file of other settings raises ``ValueError``."""
+    done: dict[int, tuple[list[Measured], float]] = {}
+    try:
+        fh = open(path, "r+b")  # noqa: SIM115 -- closed below
+    except FileNotFoundError:
+        return done
+    with fh:
+        good = 0
+        for raw in fh:
+            if not raw.endswith(b"\n"):
+                break
+            row = json.loads(raw)
+            if row["settings"] != settings:
+                raise ValueError(f"{path} holds games of other settings ({row['settings']}): "
+                                 "use another --out file")
+            done[row["seed"]] = ([Measured(**g) for g in row["guesses"]], row["cpu_s"])
+            good += len(raw)
+        fh.truncate(good)
+    return done
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="expert")
@@ -178,17 +209,42 @@ def main() -> None:
                     help="only the guesses with at most this many covered cells")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--out", help="append each game's guesses to this JSONL file; a rerun "
+                                  "with the same settings skips the games in it")
     ap.add_argument("--json")
     args = ap.parse_args()
     profile = parse_profile(args.profile)
+    settings = {k: getattr(args, k) for k in
+                ("preset", "rule", "profile", "layouts", "candidates", "tolerance",
+                 "most_covered")}
+    seeds = [game_seed(args.seed, i) for i in range(args.games)]
+    try:
+        done = load(args.out, settings) if args.out else {}
+    except ValueError as e:
+        ap.error(str(e))
     tasks = [(args.preset, args.rule, profile, args.layouts, args.candidates, args.tolerance,
-              args.most_covered, game_seed(args.seed, i)) for i in range(args.games)]
+              args.most_covered, s) for s in seeds if s not in done]
+    if done:
+        print(f"{args.out}: {args.games - len(tasks)} of {args.games} games already played",
+              file=sys.stderr)
     start = time.perf_counter()
-    if args.jobs > 1:
-        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
-            results = pool.map(play_seed, tasks, chunksize=1)
-    else:
-        results = [play_seed(t) for t in tasks]
+    out = open(args.out, "a") if args.out else None  # noqa: SIM115 -- closed below
+    with contextlib.ExitStack() as stack:
+        if args.jobs > 1:
+            pool = stack.enter_context(multiprocessing.get_context("fork").Pool(args.jobs))
+            played = pool.imap_unordered(play_seed, tasks, chunksize=1)
+        else:
+            played = map(play_seed, tasks)
+        for seed, found, cpu_s in tqdm(played, total=args.games, initial=args.games - len(tasks),
+                                       unit="game", file=sys.stderr, smoothing=0.05):
+            done[seed] = (found, cpu_s)
+            if out is not None:
+                out.write(json.dumps({"seed": seed, "settings": settings, "cpu_s": cpu_s,
+                                      "guesses": [dataclasses.asdict(g) for g in found]}) + "\n")
+                out.flush()
+    if out is not None:
+        out.close()
+    results = [done[s] for s in seeds]
     guesses = [g for found, _ in results for g in found]
     cpu = sum(s for _, s in results)
     print(f"{args.preset} {args.rule} {profile}: {len(guesses)} guesses in {args.games} games, "

@@ -77,6 +77,23 @@ def test_guess_regret_measures_guesses_consistently(tmp_path: Path) -> None:
         == pytest.approx(chosen)
 
 
+def test_guess_regret_resumes_from_its_out_file(tmp_path: Path) -> None:
+    """A run cut short and rerun with more games measures the same guesses as one run."""
+    args = ("--preset", "beginner", "--layouts", "6", "--candidates", "2", "--tolerance",
+            "0.05", "--seed", "9", "--jobs", "2")
+    whole, part = tmp_path / "whole.json", tmp_path / "part.json"
+    run_bench("guess_regret.py", *args, "--games", "6", "--json", str(whole))
+    games = tmp_path / "games.jsonl"
+    run_bench("guess_regret.py", *args, "--games", "3", "--out", str(games))
+    with games.open("a") as fh:
+        fh.write('{"seed": 1, "settings"')  # a line torn by a kill: played again
+    run_bench("guess_regret.py", *args, "--games", "6", "--out", str(games), "--json", str(part))
+    assert len(games.read_text().splitlines()) == 6  # the torn line is gone
+    assert json.loads(part.read_text())["guesses"] == json.loads(whole.read_text())["guesses"]
+    assert "other settings" in bench_usage_error(
+        "guess_regret.py", *args[:-2], "--layouts", "8", "--games", "6", "--out", str(games))
+
+
 def test_solver_table_runs_each_row_and_builds_the_table(tmp_path: Path) -> None:
     text = run_bench("solver_table.py", "--games-scale", "0.0002", "--jobs", "2",
                      "--out", str(tmp_path))
