@@ -15,7 +15,10 @@ with the same profile.  Then:
 * *rollout policy*: the candidate that won most on one half of the layouts, scored on the
   other half, against the chosen cell on that half (and the halves swapped) — an unbiased
   estimate of what a rollout chooser with ``layouts / 2`` playouts a candidate would gain
-  at that guess.
+  at that guess;
+* *always the safest*: the safest candidate's wins against the chosen cell's on every
+  layout (a fixed rule, unbiased), which says whether the profile's trade of safety for
+  what a cell shows pays at these guesses.
 
 The game itself goes on with the profile's choice, so the guesses are the ones the profile
 meets.  Results by covered cells at the guess (early / middle / late).
@@ -158,17 +161,27 @@ def play_seed(args: tuple[str, str, str, int, int, float, int, int]
 
 
 def _summary(part: list[Measured], layouts: int, games: int) -> dict[str, float]:
-    """Win rates in per cent and the rollout policy's gain in points, over ``part``."""
+    """Win rates in per cent and the rollout policy's gain in points, over ``part``; and
+    the gain of always playing the safest candidate instead (a fixed rule, so every
+    layout scores it without bias: is the lookahead's trade of safety worth it?)."""
     gain = [100 * g.gain for g in part]
+    safest = [100 * (g.won[min(range(len(g.p)), key=g.p.__getitem__)] - g.won[0]) / layouts
+              for g in part]
     return {
         "guesses": len(part),
         "guesses_per_game": len(part) / games,
         "chosen_win": 100 * statistics.mean(g.won[0] for g in part) / layouts,
         "rollout_best_win": 100 * statistics.mean(max(g.won) for g in part) / layouts,
         "gain": statistics.mean(gain),
-        "gain_se": statistics.stdev(gain) / math.sqrt(len(gain)) if len(gain) > 1 else 0.0,
+        "gain_se": _se(gain),
         "chosen_is_best": sum(g.won[0] == max(g.won) for g in part),
+        "safest_gain": statistics.mean(safest),
+        "safest_gain_se": _se(safest),
     }
+
+
+def _se(values: list[float]) -> float:
+    return statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
 
 
 def load(path: str, settings: dict[str, object]) -> dict[int, tuple[list[Measured], float]]:
@@ -262,9 +275,10 @@ def main() -> None:
                   f"{row['guesses_per_game']:.2f} a game; the chosen cell wins "
                   f"{row['chosen_win']:.2f} %, the rollout-best {row['rollout_best_win']:.2f} % "
                   f"(optimistic); rollout policy {row['gain']:+.2f} ± {row['gain_se']:.2f} "
-                  f"points a guess; chosen = rollout-best in {row['chosen_is_best']}")
+                  f"points a guess; chosen = rollout-best in {row['chosen_is_best']}; "
+                  f"always the safest {row['safest_gain']:+.2f} ± {row['safest_gain_se']:.2f}")
     per_game = [sum(g.gain for g in found) for found, _ in results]
-    se = statistics.stdev(per_game) / math.sqrt(len(per_game)) if len(per_game) > 1 else 0.0
+    se = _se(per_game)
     summary["per_game_gain"] = {"points": 100 * statistics.mean(per_game), "se": 100 * se}
     print(f"  a game: the rollout policy at every such guess would add "
           f"{100 * statistics.mean(per_game):+.2f} ± {100 * se:.2f} points of win rate")

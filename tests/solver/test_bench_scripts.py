@@ -75,6 +75,9 @@ def test_guess_regret_measures_guesses_consistently(tmp_path: Path) -> None:
     chosen = sum(g["won"][0] for g in guesses) / 8 / len(guesses) * 100
     assert sum(s["chosen_win"] * s["guesses"] for s in stages.values()) / len(guesses) \
         == pytest.approx(chosen)
+    safest = [g["won"][g["p"].index(min(g["p"]))] - g["won"][0] for g in guesses]
+    assert sum(s["safest_gain"] * s["guesses"] for s in stages.values()) / len(guesses) \
+        == pytest.approx(100 * sum(safest) / 8 / len(guesses))
 
 
 def test_guess_regret_resumes_from_its_out_file(tmp_path: Path) -> None:
