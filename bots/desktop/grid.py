@@ -66,12 +66,6 @@ class Grid:
     def cells(self) -> list[Cell]:
         return [(x, y) for y in range(self.rows) for x in range(self.cols)]
 
-    def shifted(self, dx: float, dy: float) -> Grid:
-        """The same lattice with the image origin moved (window -> screen coordinates)."""
-        return Grid(self.left + dx, self.top + dy, self.pitch_x, self.pitch_y,
-                    self.cols, self.rows, tuple(b + dx for b in self.borders_x),
-                    tuple(b + dy for b in self.borders_y))
-
     @property
     def size(self) -> tuple[int, int]:
         return self.cols, self.rows

@@ -74,7 +74,6 @@ class Calibration:
     covered: RGB
     relief: float
     open: RGB | None
-    open_relief: float = 0.0
     covered_ink: float = 0.0
     """The ink share of a plain covered tile (a bevel's shadow may reach its middle)."""
 
@@ -219,8 +218,7 @@ class Profile(ABC):
         opened = next((c for c in rest if c.count >= 2), None)  # not one hovered tile
         self.calibration = Calibration(
             covered.surface, covered.relief,
-            opened.surface if opened else None, opened.relief if opened else 0.0,
-            covered.ink)
+            opened.surface if opened else None, covered.ink)
         self._memo.clear()
         return self.calibration
 
