@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Sets up Kaboom with the test extra and everything the tests drive (Chromium, Xvfb, sgt-mines,
-# PostgreSQL) and runs the whole suite: ruff, mypy --strict on solver/, then pytest.  Extra
+# PostgreSQL) and runs the whole suite: ruff, mypy --strict on the package, then pytest.  Extra
 # arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh --test --system
 .venv/bin/ruff check .
-.venv/bin/mypy  # solver/, strict (pyproject.toml)
+.venv/bin/mypy  # solver/, server/, bots/, kaboom/, strict (pyproject.toml)
 exec .venv/bin/python -m pytest -q "$@"

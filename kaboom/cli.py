@@ -27,7 +27,7 @@ _COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
 def _build(argv: Sequence[str]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kaboom", description=__doc__.splitlines()[0])
     top = parser.add_subparsers(dest="command", required=True)
-    groups: dict[str, argparse._SubParsersAction] = {}
+    groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
     wanted = list(argv[:2])
     for words, module, help_text in _COMMANDS:
         if len(words) == 2:

@@ -15,7 +15,8 @@ __all__ = ["GameId", "PlayerToken", "ServiceDep"]
 async def _service(request: Request) -> GameService:
     # async: FastAPI runs a plain ``def`` dependency on a worker thread, a thread hop
     # per request for a lookup that cannot block
-    return request.app.state.service
+    service: GameService = request.app.state.service
+    return service
 
 
 ServiceDep = Annotated[GameService, Depends(_service)]

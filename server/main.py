@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib.util
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -96,10 +95,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.include_router(api.router)
     app.include_router(api.operations)
-    if importlib.util.find_spec("server.routes.pages") is not None:
-        from server.routes import pages
-
-        app.include_router(pages.router)
 
     # Outermost first: headers on every answer, including the guard's refusals.
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 from server.game import Game, Rules
 from server.service import Analysis, Hint, Replay
-from solver.position import LossReason
+from solver.position import GameStatus, LossReason
 from solver.proof import Proof
 
 __all__ = [
@@ -128,7 +128,7 @@ class GameOut(BaseModel):
     width: int
     height: int
     mines: int
-    status: Literal["playing", "won", "lost"]
+    status: GameStatus
     board: list[str]
     mines_left: int
     moves: int

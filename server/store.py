@@ -394,7 +394,8 @@ class _QmarkCursor:
         return self._cur.fetchone()
 
     def fetchall(self) -> list[Any]:
-        return self._cur.fetchall()
+        rows: list[Any] = self._cur.fetchall()
+        return rows
 
     @property
     def rowcount(self) -> int:

@@ -70,9 +70,9 @@ def run(args: argparse.Namespace) -> int:
     if args.xvfb:
         from bots.desktop.xvfb import virtual_display
 
-        with virtual_display() as display:
-            return _guarded(action, args, profile, display)
-    display = args.display or os.environ.get("DISPLAY")
+        with virtual_display() as virtual:
+            return _guarded(action, args, profile, virtual)
+    display: str | None = args.display or os.environ.get("DISPLAY")
     if not display:
         print("no X display: set DISPLAY, pass --display or use --xvfb", file=sys.stderr)
         return 2

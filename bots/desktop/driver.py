@@ -286,7 +286,7 @@ class DesktopSession:
             # a game may paint one change in several strokes: confirm after a pause
             time.sleep(self.stable_gap)
 
-    def relocate(self) -> object:
+    def relocate(self) -> np.ndarray:
         """Finds the window and the board again; returns the capture.
 
         A board found elsewhere replaces the old one only if it has the same size and

@@ -87,7 +87,8 @@ def _line_profile(grey: np.ndarray, min_run: int) -> np.ndarray:
     edges = np.zeros(grey.shape, dtype=bool)
     edges[:, 1:] |= step
     edges[:, :-1] |= step
-    return _runs_mask(edges, min_run).sum(axis=0).astype(np.float64)
+    counts: np.ndarray = _runs_mask(edges, min_run).sum(axis=0).astype(np.float64)
+    return counts
 
 
 def _pitch(profile: np.ndarray) -> int:
@@ -165,7 +166,7 @@ def _lines_present(edges: np.ndarray, xs: list[float], ys: list[float], reach: i
         lo, hi = max(0, round(x) - reach), min(w, round(x) + reach + 1)
         if hi <= lo:
             continue
-        column = edges[:, lo:hi].any(axis=1)
+        column = np.asarray(edges[:, lo:hi].any(axis=1))
         for k in range(len(ys) - 1):
             inset = (ys[k + 1] - ys[k]) * 0.2
             y0, y1 = max(0, round(ys[k] + inset)), min(h, round(ys[k + 1] - inset))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import subprocess
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
@@ -182,20 +183,21 @@ class Profile(ABC):
         than the covered rest); the open surface is the largest other group, once
         a click has opened something.
         """
-        distinct: dict[bytes, list] = {}
+        looks: dict[bytes, CellLook] = {}
+        counts: Counter[bytes] = Counter()
         for c in grid.cells():  # a board shows few distinct cell images: measure each once
             x0, y0, x1, y1 = grid.rect(*c)
             cell = image[y0:y1, x0:x1]
             key = cell.tobytes() + bytes((x1 - x0, y1 - y0))
-            if key not in distinct:
-                distinct[key] = [look_at(cell, self.palette, self.ink_threshold), 0]
-            distinct[key][1] += 1
-        if not distinct:
+            if key not in looks:
+                looks[key] = look_at(cell, self.palette, self.ink_threshold)
+            counts[key] += 1
+        if not looks:
             raise RuntimeError(f"{self.name}: no cells to calibrate on")
         # plain cells only: a mine, a flag or a digit is no guide to the surface.
         # "Plain" is as inky as the commonest image, at most (a bevel's shadow may
         # reach into a covered tile's middle).
-        measured = sorted(distinct.values(), key=lambda e: -e[1])
+        measured = [(looks[key], n) for key, n in counts.most_common()]
         base = measured[0][0].ink_share
         clusters: list[_Cluster] = []
         for look, n in measured:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel
@@ -43,7 +43,7 @@ __all__ = ["operations", "router"]
 router = APIRouter(prefix="/api", tags=["games"])
 log = logging.getLogger("kaboom")
 
-_ERRORS = {
+_ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"description": "the player's token is missing"},
     403: {"description": "the token is not this game's player token"},
     404: {"description": "no game with this id (never made, or expired)"},
@@ -52,13 +52,16 @@ _ERRORS = {
     422: {"description": "malformed or out-of-range input"},
     503: {"description": "no fair answer within the move's time budget; nothing changed"},
 }
-_READ = {k: _ERRORS[k] for k in (404, 422)}
+_READ: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (404, 422)}
+_CREATE: dict[int | str, dict[str, Any]] = {
+    **{k: _ERRORS[k] for k in (413, 422)}, 429: {"description": "too many games"}
+}
 
 
 @router.post(
     "/games",
     status_code=status.HTTP_201_CREATED,
-    responses={k: _ERRORS[k] for k in (413, 422)} | {429: {"description": "too many games"}},
+    responses=_CREATE,
 )
 def create_game(body: NewGame, service: ServiceDep, request: Request) -> CreatedGameOut:
     """Starts a new game; nothing is decided until the first click.  The answer carries
