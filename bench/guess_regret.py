@@ -241,8 +241,8 @@ def main() -> None:
         print(f"{args.out}: {args.games - len(tasks)} of {args.games} games already played",
               file=sys.stderr)
     start = time.perf_counter()
-    out = open(args.out, "a") if args.out else None  # noqa: SIM115 -- closed below
     with contextlib.ExitStack() as stack:
+        out = stack.enter_context(open(args.out, "a")) if args.out else None
         if args.jobs > 1:
             pool = stack.enter_context(multiprocessing.get_context("fork").Pool(args.jobs))
             played = pool.imap_unordered(play_seed, tasks, chunksize=1)
@@ -255,8 +255,6 @@ def main() -> None:
                 out.write(json.dumps({"seed": seed, "settings": settings, "cpu_s": cpu_s,
                                       "guesses": [dataclasses.asdict(g) for g in found]}) + "\n")
                 out.flush()
-    if out is not None:
-        out.close()
     results = [done[s] for s in seeds]
     guesses = [g for found, _ in results for g in found]
     cpu = sum(s for _, s in results)

@@ -180,7 +180,7 @@ class GameService:
             remembered, session.game = session.game, None
             for _ in range(_RETRIES):
                 stored = remembered is None
-                game = remembered if remembered is not None else self.store.get(game_id)
+                game = self.store.get(game_id) if remembered is None else remembered
                 remembered = None
                 try:
                     self.check_player(game.player_hash, token)
