@@ -11,9 +11,9 @@ as game ``i`` (seed ``S * 1_000_003 + i``), for a harness that feeds it to anoth
 (we played JSMinesweeper this way; docs/solver.md).  ``pair`` reads two files of
 ``{"seed", "won"}`` lines (``kaboom bench --out`` writes them; gzipped when the name ends in
 ``.gz``) and prints both win rates on the seeds they share, the discordant games and the
-exact McNemar p-value.  ``bench/results/expert_snr_strong_200k_seeds.jsonl.gz`` holds
-``strong``'s outcome on each of the 200,000 Expert SNR target boards (seed 2026), so a
-challenger needs only its own run to be paired with it.
+exact McNemar p-value.  ``bench/results/expert_{snr,sfar}_strong_200k_seeds.jsonl.gz``
+hold ``strong``'s outcome on each of the 200,000 Expert target boards of each rule (seed
+2026), so a challenger needs only its own run to be paired with them.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from solver.bench.runner import game_seed, play_game
 from solver.simulator import SimulatedGame
 from tests.benchkit import run_bench
@@ -45,14 +47,16 @@ def test_pair_counts_discordant_games(tmp_path: Path) -> None:
     assert f"won {sum(g.won for g in ours)}/30" in out
 
 
-def test_the_committed_baseline_is_what_strong_plays() -> None:
-    """The per-seed file behind docs/solver.md's Expert SNR figure still describes
-    ``strong``: a sample of its boards, played again, ends the same way."""
-    path = Path(__file__).parents[2] / "bench/results/expert_snr_strong_200k_seeds.jsonl.gz"
+@pytest.mark.parametrize(("rule", "wins"), [("snr", 108_751), ("sfar", 82_250)])
+def test_the_committed_baseline_is_what_strong_plays(rule: str, wins: int) -> None:
+    """The per-seed files behind docs/solver.md's Expert figures (54.38 % SNR, 41.12 %
+    SFAR) still describe ``strong``: a sample of their boards, played again, ends the
+    same way."""
+    path = Path(__file__).parents[2] / f"bench/results/expert_{rule}_strong_200k_seeds.jsonl.gz"
     with gzip.open(path, "rt") as fh:
         won = {row["seed"]: row["won"] for row in map(json.loads, fh)}
     assert sorted(won) == [game_seed(2026, i) for i in range(200_000)]
-    assert sum(won.values()) == 108_751  # 54.38 %, the figure in docs/solver.md
+    assert sum(won.values()) == wins
     for i in range(0, 200_000, 5_000):
         seed = game_seed(2026, i)
-        assert play_game(30, 16, 99, "snr", seed).won == won[seed], seed
+        assert play_game(30, 16, 99, rule, seed).won == won[seed], seed
