@@ -40,10 +40,12 @@ import random
 import statistics
 import sys
 import time
+from typing import Any
 
 from tqdm import tqdm
 
 from solver.advisor import decide
+from solver.bench.results import ResultsFileError, SeedLog
 from solver.bench.runner import game_seed
 from solver.position import Cell, CellState, FirstClick, GameStatus, MoveKind, Position
 from solver.probability import sample_layout
@@ -184,28 +186,9 @@ def _se(values: list[float]) -> float:
     return statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
 
 
-def load(path: str, settings: dict[str, object]) -> dict[int, tuple[list[Measured], float]]:
-    """The games an earlier run with the same settings wrote to ``path`` (none when it
-    does not exist).  A last line torn by a kill is cut off, and its game played again;
-    a file of other settings raises ``ValueError``."""
-    done: dict[int, tuple[list[Measured], float]] = {}
-    try:
-        fh = open(path, "r+b")  # noqa: SIM115 -- closed below
-    except FileNotFoundError:
-        return done
-    with fh:
-        good = 0
-        for raw in fh:
-            if not raw.endswith(b"\n"):
-                break
-            row = json.loads(raw)
-            if row["settings"] != settings:
-                raise ValueError(f"{path} holds games of other settings ({row['settings']}): "
-                                 "use another --out file")
-            done[row["seed"]] = ([Measured(**g) for g in row["guesses"]], row["cpu_s"])
-            good += len(raw)
-        fh.truncate(good)
-    return done
+def _label(record: dict[str, Any]) -> str:
+    """A guess record's run: its settings, in a fixed order."""
+    return json.dumps(record["settings"], sort_keys=True)
 
 
 def main() -> None:
@@ -231,18 +214,20 @@ def main() -> None:
                 ("preset", "rule", "profile", "layouts", "candidates", "tolerance",
                  "most_covered")}
     seeds = [game_seed(args.seed, i) for i in range(args.games)]
-    try:
-        done = load(args.out, settings) if args.out else {}
-    except ValueError as e:
-        ap.error(str(e))
-    tasks = [(args.preset, args.rule, profile, args.layouts, args.candidates, args.tolerance,
-              args.most_covered, s) for s in seeds if s not in done]
-    if done:
-        print(f"{args.out}: {args.games - len(tasks)} of {args.games} games already played",
-              file=sys.stderr)
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
-        out = stack.enter_context(open(args.out, "a")) if args.out else None
+        try:
+            out = stack.enter_context(SeedLog(args.out, _label({"settings": settings}), _label)
+                                      ) if args.out else None
+        except ResultsFileError as e:
+            ap.error(str(e))
+        done = {} if out is None else {
+            r["seed"]: ([Measured(**g) for g in r["guesses"]], r["cpu_s"]) for r in out.records()}
+        tasks = [(args.preset, args.rule, profile, args.layouts, args.candidates,
+                  args.tolerance, args.most_covered, s) for s in seeds if s not in done]
+        if done:
+            print(f"{args.out}: {args.games - len(tasks)} of {args.games} games already played",
+                  file=sys.stderr)
         if args.jobs > 1:
             pool = stack.enter_context(multiprocessing.get_context("fork").Pool(args.jobs))
             played = pool.imap_unordered(play_seed, tasks, chunksize=1)
@@ -252,9 +237,9 @@ def main() -> None:
                                        unit="game", file=sys.stderr, smoothing=0.05):
             done[seed] = (found, cpu_s)
             if out is not None:
-                out.write(json.dumps({"seed": seed, "settings": settings, "cpu_s": cpu_s,
-                                      "guesses": [dataclasses.asdict(g) for g in found]}) + "\n")
-                out.flush()
+                out.write(seed, json.dumps({"seed": seed, "settings": settings, "cpu_s": cpu_s,
+                                            "guesses": [dataclasses.asdict(g) for g in found]}
+                                           ) + "\n")
     results = [done[s] for s in seeds]
     guesses = [g for found, _ in results for g in found]
     cpu = sum(s for _, s in results)

@@ -6,6 +6,8 @@ Every line names its board, rule and profile, so files from several machines can
 concatenated and a file is never resumed with other settings by mistake. Nothing of
 the file is trusted blindly: a torn last line (the process killed mid-write) is dropped
 and replayed, a seed written twice counts once, any other bad line is an error.
+:class:`SeedLog` is that file for any kind of per-seed record (``bench/guess_regret.py``
+keeps its measured guesses in one); :class:`ResultsFile` holds games.
 """
 
 from __future__ import annotations
@@ -13,13 +15,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Self
 
 from solver.bench.runner import GameResult, Setup
 
-__all__ = ["ResultsFile", "ResultsFileError", "from_line", "to_line"]
+__all__ = ["ResultsFile", "ResultsFileError", "SeedLog", "from_record", "to_line"]
 
 
 class ResultsFileError(ValueError):
@@ -39,9 +41,8 @@ def to_line(result: GameResult, setup: Setup) -> str:
     return json.dumps(data, separators=(",", ":")) + "\n"
 
 
-def from_line(line: str) -> tuple[str, GameResult]:
-    """Parses :func:`to_line`'s output: ``(setup label, result)``."""
-    d = json.loads(line)
+def from_record(d: dict[str, Any]) -> tuple[str, GameResult]:
+    """Reads back a line of :func:`to_line`, parsed: ``(setup label, result)``."""
     label = f"{d['board']} {d['rule']} {d['profile']}"
     return label, GameResult(
         int(d["seed"]), bool(d["won"]), float(d["seconds"]), float(d["cpu_seconds"]),
@@ -55,16 +56,24 @@ def _label(setup: Setup) -> str:
     return f"{setup.board} {setup.rule} {setup.profile}"
 
 
-class ResultsFile:
-    """An open results file of one setup: the seeds it holds, and appending new games.
+class SeedLog:
+    """A resumable run's JSON Lines file: one record a seed, every record of one run.
 
     Opening takes an exclusive lock (two runs appending to one file would play the same
-    seeds twice) and truncates a torn last line; use it as a context manager.
+    seeds twice), reads every line's seed and checks its run with ``label_of`` (which
+    raises ``ValueError``, ``KeyError`` or ``TypeError`` on a line that is not such a
+    record), and truncates a torn last line; use it as a context manager.  Only the seeds
+    stay in memory: a file of a million games is read again when asked for.
     """
 
-    def __init__(self, path: str | os.PathLike[str], setup: Setup) -> None:
+    what = "record"
+    """What a line holds, for error messages."""
+
+    def __init__(self, path: str | os.PathLike[str], label: str,
+                 label_of: Callable[[dict[str, Any]], str]) -> None:
         self.path = Path(path)
-        self.setup = setup
+        self.label = label
+        self._label_of = label_of
         self._fh: IO[bytes] = open(self.path, "a+b")  # noqa: SIM115 -- closed by close()
         try:
             fcntl.flock(self._fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -78,49 +87,45 @@ class ResultsFile:
             raise
 
     def _scan(self) -> set[int]:
-        """Reads every line's seed, checking the setup; truncates a torn last line."""
         seeds: set[int] = set()
         self._fh.seek(0)
         good = 0
         for number, raw in enumerate(self._fh, 1):
             if not raw.endswith(b"\n"):
-                break  # torn by a kill mid-write: dropped below, its game replayed
+                break  # torn by a kill mid-write: dropped below, its seed played again
             try:
-                label, result = from_line(raw.decode())
+                record = json.loads(raw)
+                label = self._label_of(record)
+                seeds.add(int(record["seed"]))
             except (ValueError, KeyError, TypeError) as e:
-                raise ResultsFileError(f"{self.path}:{number}: not a game result ({e})") from e
-            if label != _label(self.setup):
+                raise ResultsFileError(f"{self.path}:{number}: not a {self.what} ({e})") from e
+            if label != self.label:
                 raise ResultsFileError(
-                    f"{self.path} holds games of {label}, not {_label(self.setup)}: "
+                    f"{self.path} holds {self.what}s of {label}, not {self.label}: "
                     "use another --out file"
                 )
-            seeds.add(result.seed)
             good += len(raw)
         self._fh.truncate(good)
         return seeds
 
-    def append(self, results: Iterable[GameResult]) -> Iterator[GameResult]:
-        """Writes each game as it passes through (a line flushed per game), skipping
-        seeds the file already holds."""
-        for r in results:
-            if r.seed not in self.seeds:
-                self._fh.write(to_line(r, self.setup).encode())
-                self._fh.flush()
-                self.seeds.add(r.seed)
-            yield r
+    def write(self, seed: int, line: str) -> None:
+        """Appends ``line`` (one record, newline-terminated) and flushes it, unless the
+        file already holds ``seed``."""
+        if seed not in self.seeds:
+            self._fh.write(line.encode())
+            self._fh.flush()
+            self.seeds.add(seed)
 
-    def read(self, seeds: Iterable[int] | None = None) -> Iterator[GameResult]:
-        """The file's games (of ``seeds`` only, when given), each seed once."""
-        wanted = None if seeds is None else set(seeds)
+    def records(self) -> Iterator[dict[str, Any]]:
+        """The file's records, each seed once (its first line)."""
         seen: set[int] = set()
         self._fh.flush()
         with open(self.path, "rb") as fh:
             for raw in fh:
-                result = from_line(raw.decode())[1]
-                if result.seed in seen or (wanted is not None and result.seed not in wanted):
-                    continue
-                seen.add(result.seed)
-                yield result
+                record = json.loads(raw)
+                if record["seed"] not in seen:
+                    seen.add(record["seed"])
+                    yield record
 
     def close(self) -> None:
         if not self._fh.closed:
@@ -128,8 +133,32 @@ class ResultsFile:
             os.fsync(self._fh.fileno())
             self._fh.close()  # releases the lock
 
-    def __enter__(self) -> ResultsFile:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class ResultsFile(SeedLog):
+    """``kaboom bench --out``: the games of one setup."""
+
+    what = "game result"
+
+    def __init__(self, path: str | os.PathLike[str], setup: Setup) -> None:
+        self.setup = setup
+        super().__init__(path, _label(setup), lambda d: from_record(d)[0])
+
+    def append(self, results: Iterable[GameResult]) -> Iterator[GameResult]:
+        """Writes each game as it passes through (a line flushed per game), skipping
+        seeds the file already holds."""
+        for r in results:
+            self.write(r.seed, to_line(r, self.setup))
+            yield r
+
+    def read(self, seeds: Iterable[int] | None = None) -> Iterator[GameResult]:
+        """The file's games (of ``seeds`` only, when given), each seed once."""
+        wanted = None if seeds is None else set(seeds)
+        for record in self.records():
+            if wanted is None or record["seed"] in wanted:
+                yield from_record(record)[1]

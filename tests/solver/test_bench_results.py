@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kaboom.cli import main
-from solver.bench.results import ResultsFile, ResultsFileError, from_line, to_line
+from solver.bench.results import ResultsFile, ResultsFileError, from_record, to_line
 from solver.bench.runner import Setup, game_seed
 
 BEGINNER = Setup(9, 9, 10, "sfar")
@@ -16,7 +16,7 @@ BEGINNER = Setup(9, 9, 10, "sfar")
 
 def test_line_round_trip() -> None:
     result = BEGINNER.play(5, calibrate=True)
-    label, back = from_line(to_line(result, BEGINNER))
+    label, back = from_record(json.loads(to_line(result, BEGINNER)))
     assert label == "9x9/10 sfar strong"
     assert back.seed == 5 and back.won == result.won and back.guesses == result.guesses
     assert back.moves_by_algorithm == result.moves_by_algorithm
@@ -53,7 +53,7 @@ def test_other_settings_or_garbage_refused(tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
     with ResultsFile(path, BEGINNER) as out:
         list(out.append([BEGINNER.play(1)]))
-    with pytest.raises(ResultsFileError, match="holds games of 9x9/10 sfar strong"):
+    with pytest.raises(ResultsFileError, match="holds game results of 9x9/10 sfar strong"):
         ResultsFile(path, Setup(9, 9, 10, "snr"))
     path.write_text(path.read_text() + "not json\n")
     with pytest.raises(ResultsFileError, match=r"r\.jsonl:2: not a game result"):
