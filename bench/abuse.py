@@ -28,6 +28,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -164,7 +165,7 @@ async def _bots(url: str, k: int, seconds: float) -> dict[str, list[float]]:
 
 
 def phase(url: str, name: str, abuser: Abuser | None, seconds: float, k: int,
-          rss: RssSampler) -> dict[str, object]:
+          rss: RssSampler) -> dict[str, Any]:
     other = httpx.post(f"{url}/api/games", json={"width": 9, "height": 9, "mines": 10}).json()
     stop = threading.Event()
     gets: list[float] = []

@@ -56,7 +56,7 @@ async def measure(url: str, settings: GameSettings, k: int, seconds: float,
 
     async def think(solver: Solver, position: Position) -> Choice:
         start = time.perf_counter()
-        choice = await inner(solver, position)
+        choice: Choice = await inner(solver, position)
         thinking.append(time.perf_counter() - start)
         return choice
     async with HttpClient(url, max_connections=2 * k + 4, timeout=60) as client:
@@ -106,7 +106,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         server = None if args.server else LiveServer(  # bots make many games
             Path(tmp) / "load.db", create_per_minute=0).start()
-        url = args.server or server.url
+        url = args.server if server is None else server.url
         try:
             rows = []
             for k in levels:

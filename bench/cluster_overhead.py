@@ -31,7 +31,7 @@ def _timed(cmd: list[str]) -> float:
 
 
 def _games(path: Path) -> dict[int, tuple[object, ...]]:
-    out = {}
+    out: dict[int, tuple[object, ...]] = {}
     for line in path.read_text().splitlines():
         g = json.loads(line)
         out[g["seed"]] = (g["won"], g["decisions"], g["guesses"], g["moves_by_algorithm"])

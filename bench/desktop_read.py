@@ -68,12 +68,12 @@ def main() -> int:
                                 if (x, y) not in layout]
                         rng.shuffle(safe)
                         half = safe[: len(safe) // 2]
-                        for c in half:
-                            session.click(Move.reveal(*c))
+                        for cell in half:
+                            session.click(Move.reveal(*cell))
                         want = expected_rows(layout, w, h, opened_by(layout, w, h, [start, *half]))
                         checks.append((read_until(session, want), want))
-                        for c in safe[len(safe) // 2:]:
-                            session.click(Move.reveal(*c))
+                        for cell in safe[len(safe) // 2:]:
+                            session.click(Move.reveal(*cell))
                         want = expected_rows(layout, w, h, set(safe), won=True)
                         checks.append((read_until(session, want), want))
                         t0 = time.perf_counter()

@@ -66,6 +66,11 @@ def play_seed(args: tuple[str, str, tuple[int, int], str, list[tuple[int, int]],
     return seed, wins, time.process_time() - start
 
 
+def _cell(text: str) -> tuple[int, int]:
+    x, y = text.split(",")
+    return int(x), int(y)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="expert")
@@ -79,8 +84,8 @@ def main() -> None:
     ap.add_argument("--profile", default="strong")
     ap.add_argument("--json")
     args = ap.parse_args()
-    first = tuple(int(v) for v in args.first.split(","))
-    cells = [tuple(int(v) for v in c.split(",")) for c in args.cells]
+    first = _cell(args.first)
+    cells = [_cell(c) for c in args.cells]
     tasks = [(args.preset, args.rule, first, args.shows, cells, args.profile,
               game_seed(args.seed, i)) for i in range(args.games)]
     if args.jobs > 1:
@@ -93,7 +98,8 @@ def main() -> None:
     print(f"{args.preset} {args.rule}: first click {first} shows {args.shows} on "
           f"{len(kept)} of {args.games} boards; CPU ms a board, all candidates: "
           f"median {1000 * statistics.median(cpu or [0]):.1f}")
-    out: dict[str, object] = {"settings": vars(args), "boards": len(kept), "cells": {}}
+    by_cell: dict[str, dict[str, float]] = {}
+    out = {"settings": vars(args), "boards": len(kept), "cells": by_cell}
     for j, cell in enumerate(cells):
         won = sum(w[j] for w in kept)
         low, high = wilson(won, len(kept))
@@ -103,7 +109,7 @@ def main() -> None:
         print(f"  {cell}: won {won}/{len(kept)} = {100 * won / max(1, len(kept)):.2f} % "
               f"[{100 * low:.2f}, {100 * high:.2f}]  vs {cells[0]}: only first {a_only}, "
               f"only this {b_only}, p = {p:.4f}")
-        out["cells"][str(cell)] = {"won": won, "a_only": a_only, "b_only": b_only, "p": p}
+        by_cell[str(cell)] = {"won": won, "a_only": a_only, "b_only": b_only, "p": p}
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(out, fh, indent=2)

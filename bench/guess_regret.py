@@ -40,6 +40,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from tqdm import tqdm
@@ -230,7 +231,8 @@ def main() -> None:
                   file=sys.stderr)
         if args.jobs > 1:
             pool = stack.enter_context(multiprocessing.get_context("fork").Pool(args.jobs))
-            played = pool.imap_unordered(play_seed, tasks, chunksize=1)
+            played: Iterator[tuple[int, list[Measured], float]] = pool.imap_unordered(
+                play_seed, tasks, chunksize=1)
         else:
             played = map(play_seed, tasks)
         for seed, found, cpu_s in tqdm(played, total=args.games, initial=args.games - len(tasks),

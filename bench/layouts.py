@@ -38,6 +38,7 @@ def export(name: str, rule: str, games: int, seed: int) -> None:
     for i in range(games):
         game = SimulatedGame(w, h, m, rule=rule, seed=game_seed(seed, i))
         game.reveal(x, y)
+        assert game.layout is not None  # placed by the first click
         mines = sorted(cy * w + cx for cx, cy in game.layout)
         print(json.dumps({"seed": game.seed, "width": w, "height": h, "first": [x, y],
                           "mines": mines}))

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -40,7 +41,7 @@ from solver.advisor import decide  # noqa: E402
 from tests.conftest import free_port  # noqa: E402
 from tests.pg import PostgresServer, find_bin  # noqa: E402
 
-EXPERT = {"width": 30, "height": 16, "mines": 99}
+EXPERT: dict[str, Any] = {"width": 30, "height": 16, "mines": 99}
 
 
 Recorded = list[tuple[int, list[tuple[str, int, int]]]]
@@ -99,7 +100,8 @@ class Conn:
         self.writer.close()
 
 
-async def player(port: int, games: list, until: float, out: dict, index: int) -> None:
+async def player(port: int, games: Recorded, until: float, out: dict[str, Any], index: int
+                 ) -> None:
     conn = await Conn("127.0.0.1", port).open()
     i = index
     try:
@@ -128,7 +130,7 @@ async def player(port: int, games: list, until: float, out: dict, index: int) ->
         conn.close()
 
 
-def start_server(db: str, workers: int) -> tuple[subprocess.Popen, int]:
+def start_server(db: str, workers: int) -> tuple[subprocess.Popen[bytes], int]:
     port = free_port()
     env = {**os.environ, "KABOOM_CREATE_PER_MINUTE": "0", "KABOOM_SQLITE_SYNCHRONOUS": "NORMAL"}
     proc = subprocess.Popen(
@@ -148,8 +150,8 @@ def start_server(db: str, workers: int) -> tuple[subprocess.Popen, int]:
     raise RuntimeError("server did not start")
 
 
-def measure(port: int, games: list, concurrency: int, seconds: float) -> dict:
-    out: dict = {"moves": 0, "errors": 0, "reveal_ms": []}
+def measure(port: int, games: Recorded, concurrency: int, seconds: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"moves": 0, "errors": 0, "reveal_ms": []}
     cpu0, t0 = time.process_time(), time.monotonic()
     until = t0 + seconds
 
@@ -170,7 +172,7 @@ def measure(port: int, games: list, concurrency: int, seconds: float) -> dict:
     }
 
 
-def longpoll_latency(db: str, samples: int = 20) -> dict:
+def longpoll_latency(db: str, samples: int = 20) -> dict[str, Any]:
     """A spectator long-polls process A while the player moves on process B (one store):
     the time from B's answer to A's wake-up, per move."""
     import threading
@@ -212,7 +214,7 @@ def longpoll_latency(db: str, samples: int = 20) -> dict:
             "longpoll_max_ms": round(delays[-1], 1), "samples": samples}
 
 
-def summarize(rows: list[dict]) -> list[str]:
+def summarize(rows: list[dict[str, Any]]) -> list[str]:
     """One Markdown row per setting: the median of its runs, with their range."""
     out = ["| store | workers | K | moves/s median (range) | reveal p50 ms | reveal p99 ms"
            " median (range) | runs |", "|---|---|---|---|---|---|---|"]
@@ -244,7 +246,7 @@ def main() -> None:
     print(f"recording {args.games} Expert games…", flush=True)
     games = record_games(args.games)
     print(f"{sum(len(m) for _, m in games)} moves recorded; load {os.getloadavg()}", flush=True)
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     pg = PostgresServer(find_bin()).start() if "postgresql" in args.stores else None  # type: ignore[arg-type]
     try:
         with tempfile.TemporaryDirectory() as tmp:

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any, Literal
 
 import httpx
 
@@ -98,7 +99,8 @@ def play_inprocess(
 FALLBACKS = {"layouts": 0, "timeouts": 0}
 
 
-def play_http(http: httpx.Client, body: dict, seed: int) -> tuple[list[float], list[float]]:
+def play_http(http: httpx.Client, body: dict[str, Any], seed: int
+              ) -> tuple[list[float], list[float]]:
     g = http.post("/api/games", json=body).json()
     auth = {"Authorization": f"Bearer {g['player_token']}"}  # moves are the player's
     player = Player(seed)
@@ -145,7 +147,7 @@ def main() -> int:
                 with tempfile.TemporaryDirectory() as tmp:
                     db = str(Path(tmp) / "bench.db")
                     if mode == "inprocess":
-                        sync = "FULL" if args.durable else "NORMAL"
+                        sync: Literal["FULL", "NORMAL"] = "FULL" if args.durable else "NORMAL"
                         settings = Settings(
                             db=db,
                             count_encoding=encoding,

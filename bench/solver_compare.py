@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import math
+from typing import Any
 
 from solver.bench.runner import run_games, summarise
 from solver.profiles import PROFILES, Profile, find_profile
@@ -25,7 +26,7 @@ def parse_profile(spec: str) -> str:
     name, *overrides = spec.split(",")
     base = find_profile(name)
     fields = [f.name for f in dataclasses.fields(Profile) if f.name != "name"]
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}
     for item in overrides:
         key, _, value = item.partition("=")
         if key not in fields:
@@ -58,7 +59,7 @@ def mcnemar(a_only: int, b_only: int) -> float:
     n, k = a_only + b_only, min(a_only, b_only)
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / (1 << n)
     return min(1.0, 2 * tail)
 
 

@@ -27,6 +27,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 from playwright.sync_api import Page, sync_playwright
@@ -91,7 +92,8 @@ def summary(values: list[float]) -> dict[str, float]:
             "max": max(values)}
 
 
-def choose(engine: KnowledgeEngine, game: dict, rng: random.Random) -> list[tuple[int, int]]:
+def choose(engine: KnowledgeEngine, game: dict[str, Any], rng: random.Random
+           ) -> list[tuple[int, int]]:
     """Provably safe covered cells, else one guess among the undecided ones."""
     position = Position.from_rows(tuple(game["board"]), game["mines"])
     if position.is_start:
@@ -120,13 +122,14 @@ def new_game(page: Page, width: int, height: int, mines: int, seed: int) -> str:
         " return b.dataset.gameId !== old && b.querySelectorAll('.c').length === n; }",
         arg=[old, width * height], timeout=60_000)
     page.evaluate(PROBE)
-    return page.eval_on_selector("#board", "b => b.dataset.gameId")
+    return str(page.eval_on_selector("#board", "b => b.dataset.gameId"))
 
 
-def measure(page: Page, http: httpx.Client, size: str, clicks: int, seed: int) -> dict:
+def measure(page: Page, http: httpx.Client, size: str, clicks: int, seed: int
+            ) -> dict[str, Any]:
     width, height, mines = parse_board(size)
     rng = random.Random(seed)
-    samples: list[dict] = []
+    samples: list[dict[str, Any]] = []
     games = 0
     while len(samples) < clicks:
         games += 1

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2  # what Starlette's TestClient is built on
 import pytest
 from fastapi.testclient import TestClient
 
@@ -27,7 +28,8 @@ os.environ.setdefault("KABOOM_CREATE_PER_MINUTE", "0")
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 class PlayerClient(TestClient):
@@ -39,7 +41,7 @@ class PlayerClient(TestClient):
         super().__init__(*args, **kwargs)
         self.tokens: dict[str, str] = {}
 
-    def request(self, method: str, url: Any, *args: Any, **kwargs: Any) -> httpx.Response:
+    def request(self, method: str, url: Any, *args: Any, **kwargs: Any) -> httpx2.Response:
         as_player = kwargs.pop("as_player", True)
         parts = str(url).split("/")
         if as_player and len(parts) > 3 and parts[1:3] == ["api", "games"]:
