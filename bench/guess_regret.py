@@ -187,9 +187,9 @@ def _se(values: list[float]) -> float:
     return statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
 
 
-def _label(record: dict[str, Any]) -> str:
-    """A guess record's run: its settings, in a fixed order."""
-    return json.dumps(record["settings"], sort_keys=True)
+def _label(settings: dict[str, Any]) -> str:
+    """A run's settings as one string, in a fixed order: the --out file's run label."""
+    return json.dumps(settings, sort_keys=True)
 
 
 def main() -> None:
@@ -218,7 +218,8 @@ def main() -> None:
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         try:
-            out = stack.enter_context(SeedLog(args.out, _label({"settings": settings}), _label)
+            out = stack.enter_context(SeedLog(args.out, _label(settings),
+                                              lambda r: _label(r["settings"]))
                                       ) if args.out else None
         except ResultsFileError as e:
             ap.error(str(e))
