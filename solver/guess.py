@@ -64,17 +64,22 @@ class Situation:
     def pockets(self, pair_walls: int = 1, box_walls: int = 0) -> list[fifty.Pocket]:
         """Places where a 50/50 may form, weighted by the layouts in which it does; up to
         ``pair_walls`` more mines may be needed to wall in a pair, ``box_walls`` a 2x2
-        block."""
-        key = f"pockets{pair_walls},{box_walls}"
-        got = self._memo.get(key)
-        if got is None:
-            decided = self.decided
-            got = self._memo[key] = fifty.pockets(
-                self.position, self.known, decided.mines_left, self._count_with,
-                pair_walls=pair_walls, box_walls=box_walls,
+        block.  Found once, as wide as the long-term risk needs, and narrowed here: a
+        narrower pocket is a wide one with fewer missing walls, of the same weight."""
+        widest = self.profile.risk_walls
+        key = (max(pair_walls, widest), max(box_walls, widest))
+        wide = self._memo.setdefault("pockets", {})
+        assert isinstance(wide, dict)
+        found = wide.get(key)
+        if found is None:
+            found = wide[key] = fifty.pockets(
+                self.position, self.known, self.decided.mines_left, self._count_with,
+                pair_walls=key[0], box_walls=key[1],
             )
-        assert isinstance(got, list)
-        return got
+        if key == (pair_walls, box_walls):
+            return found
+        return [p for p in found
+                if len(p.enablers) <= (pair_walls if len(p.cells) == 2 else box_walls)]
 
     def _count_with(self, forced: Mapping[Cell, bool]) -> int:
         """The layouts in which the ``forced`` undecided cells are as given: only the

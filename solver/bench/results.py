@@ -43,8 +43,7 @@ def to_line(result: GameResult, setup: Setup) -> str:
 
 def from_record(d: dict[str, Any]) -> tuple[str, GameResult]:
     """Reads back a line of :func:`to_line`, parsed: ``(setup label, result)``."""
-    label = f"{d['board']} {d['rule']} {d['profile']}"
-    return label, GameResult(
+    return _label(str(d["board"]), str(d["rule"]), str(d["profile"])), GameResult(
         int(d["seed"]), bool(d["won"]), float(d["seconds"]), float(d["cpu_seconds"]),
         int(d["decisions"]), int(d["guesses"]),
         {str(k): int(v) for k, v in d["moves_by_algorithm"].items()},
@@ -52,8 +51,9 @@ def from_record(d: dict[str, Any]) -> tuple[str, GameResult]:
     )
 
 
-def _label(setup: Setup) -> str:
-    return f"{setup.board} {setup.rule} {setup.profile}"
+def _label(board: str, rule: str, profile: str) -> str:
+    """A run's name in error messages, and what a resumed file must match."""
+    return f"{board} {rule} {profile}"
 
 
 class SeedLog:
@@ -147,7 +147,8 @@ class ResultsFile(SeedLog):
 
     def __init__(self, path: str | os.PathLike[str], setup: Setup) -> None:
         self.setup = setup
-        super().__init__(path, _label(setup), lambda d: from_record(d)[0])
+        label = _label(setup.board, setup.rule, setup.profile)
+        super().__init__(path, label, lambda d: from_record(d)[0])
 
     def append(self, results: Iterable[GameResult]) -> Iterator[GameResult]:
         """Writes each game as it passes through (a line flushed per game), skipping
