@@ -18,7 +18,6 @@ import copy
 import json
 import multiprocessing
 import statistics
-import sys
 import time
 
 from solver.bench.runner import game_seed, wilson
@@ -26,7 +25,6 @@ from solver.position import CellState, FirstClick, GameStatus, MoveKind
 from solver.session import Solver
 from solver.simulator import SimulatedGame, preset
 
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from solver_compare import mcnemar
 
 

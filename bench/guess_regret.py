@@ -53,7 +53,6 @@ from solver.probability import sample_layout
 from solver.session import Solver
 from solver.simulator import SimulatedGame, preset
 
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from first_clicks import finish
 from solver_compare import parse_profile
 

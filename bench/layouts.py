@@ -28,7 +28,6 @@ from solver.bench.runner import game_seed, wilson
 from solver.simulator import SimulatedGame, preset
 from solver.strategy import first_cell
 
-sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from solver_compare import mcnemar
 
 
