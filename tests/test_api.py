@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from typing import Any
 
 import httpx
 import pytest
@@ -14,10 +15,11 @@ from tests import oracle
 from tests.conftest import LiveServer
 
 
-def _new(client: TestClient, **body: object) -> dict:
+def _new(client: TestClient, **body: object) -> dict[str, Any]:
     r = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10, **body})
     assert r.status_code == 201, r.text
-    return r.json()
+    game: dict[str, Any] = r.json()
+    return game
 
 
 def test_new_game_shape(client: TestClient) -> None:
@@ -206,7 +208,7 @@ def test_loss_then_undo_restores_the_board(client: TestClient) -> None:
 
 def test_long_poll_returns_when_a_move_is_made(client: TestClient) -> None:
     gid = _new(client)["id"]
-    result: dict = {}
+    result: dict[str, Any] = {}
 
     def wait() -> None:
         result["game"] = client.get(

@@ -52,7 +52,8 @@ def _dense_game(client: httpx.Client, seed: int) -> str:
     r = client.post("/api/games", json={**body, "outside_guess": True})
     assert r.status_code == 201, r.text
     client.headers["Authorization"] = f"Bearer {r.json()['player_token']}"
-    return r.json()["id"]
+    game_id: str = r.json()["id"]
+    return game_id
 
 
 def _lattice(seed: int) -> list[tuple[int, int]]:

@@ -11,12 +11,14 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.result import Ok
 
 from server.service import GameService
 from server.store import open_store
@@ -38,13 +40,14 @@ def http(live: LiveServer) -> Iterator[httpx.Client]:
         yield c
 
 
-def _new(http: httpx.Client, **body: object) -> dict:
+def _new(http: httpx.Client, **body: object) -> dict[str, Any]:
     r = http.post("/api/games", json={"width": 9, "height": 9, "mines": 10, **body})
     assert r.status_code == 201, r.text
-    return r.json()
+    game: dict[str, Any] = r.json()
+    return game
 
 
-def _auth(game: dict) -> dict[str, str]:
+def _auth(game: dict[str, Any]) -> dict[str, str]:
     return {"Authorization": f"Bearer {game['player_token']}"}
 
 
@@ -171,14 +174,17 @@ def test_no_input_makes_a_server_error(live: LiveServer, http: httpx.Client) -> 
     real_game = _new(http, width=16, height=16, mines=40)
     api = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
     examples = int(os.environ.get("KABOOM_FUZZ_EXAMPLES", "25"))
-    operations = [result.ok() for result in api.get_all_operations()]
+    operations = []
+    for result in api.get_all_operations():
+        assert isinstance(result, Ok), result.err()
+        operations.append(result.ok())
     assert len(operations) >= 8
     for operation in operations:
 
         @given(case=operation.as_strategy())
         @settings(max_examples=examples, derandomize=True, deadline=None, database=None,
                   suppress_health_check=list(HealthCheck))
-        def fuzz(case: schemathesis.Case) -> None:
+        def fuzz(case: schemathesis.Case[Any]) -> None:
             headers = {}
             params = case.path_parameters
             if params and "game_id" in params and len(repr(case.body)) % 2:
@@ -222,7 +228,9 @@ def test_only_the_player_moves(http: httpx.Client) -> None:
 
 # ------------------------------------------------------------------ secret seeds
 
-def _play_to_the_end(http: httpx.Client, game: dict) -> tuple[dict, list[dict]]:
+def _play_to_the_end(
+    http: httpx.Client, game: dict[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Reveals cells left to right until the game ends; returns it and every answer."""
     answers = []
     g = game

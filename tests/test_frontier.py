@@ -11,12 +11,12 @@ from solver.errors import InvalidPositionError
 from solver.frontier import frontier_of
 from solver.position import Position
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @settings(max_examples=150, deadline=None)
 @given(params=boards)
-def test_fold_equals_a_fresh_scan(params) -> None:
+def test_fold_equals_a_fresh_scan(params: BoardParams) -> None:
     position = make_position(params)
     truth = oracle.statuses(position)
     rng = random.Random(params[-1])

@@ -13,13 +13,13 @@ from solver.budget import Budget
 from solver.knowledge import CountEncoding, KnowledgeEngine, classify
 from solver.position import Position
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @pytest.mark.parametrize("encoding", list(CountEncoding))
 @settings(max_examples=150, deadline=None)
 @given(params=boards)
-def test_classify_equals_enumeration(encoding: CountEncoding, params) -> None:
+def test_classify_equals_enumeration(encoding: CountEncoding, params: BoardParams) -> None:
     position = make_position(params)
     expected = oracle.statuses(position)
     knowledge = classify(position, encoding=encoding)
@@ -32,7 +32,7 @@ def test_classify_equals_enumeration(encoding: CountEncoding, params) -> None:
 @settings(max_examples=100, deadline=None)
 @given(params=boards)
 def test_classify_with_sat_mine_bounds_equals_enumeration(
-    encoding: CountEncoding, params
+    encoding: CountEncoding, params: BoardParams
 ) -> None:
     """The components' mine bounds found by cardinality queries, as on components too
     wide to count, give the same answers."""
@@ -47,7 +47,7 @@ def test_classify_with_sat_mine_bounds_equals_enumeration(
 
 @settings(max_examples=60, deadline=None)
 @given(params=boards, data=st.data())
-def test_engine_cache_survives_more_open_cells(params, data) -> None:
+def test_engine_cache_survives_more_open_cells(params: BoardParams, data: st.DataObject) -> None:
     """Decided cells carried over from an earlier position stay correct."""
     w, h, density, open_fraction, seed = params
     rng = random.Random(seed)
@@ -106,7 +106,7 @@ def test_expired_budget_proves_nothing() -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(params=boards)
-def test_large_board_encodings_equal_enumeration(params) -> None:
+def test_large_board_encodings_equal_enumeration(params: BoardParams) -> None:
     """The encodings large boards switch to (Minicard's native constraints for the count
     past the totalizer's clause cap, and for the numbers on big frontiers) give the same
     answers and layouts consistent with the position."""

@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.frontier import Constraint
-from solver.position import Position
+from solver.position import Cell, Position
 from solver.probability import count_component, draw_layout, probabilities, sample_layout
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards)
-def test_probabilities_equal_enumeration(params) -> None:
+def test_probabilities_equal_enumeration(params: BoardParams) -> None:
     position = make_position(params)
     expected = oracle.probabilities(position)
     got = probabilities(position)
@@ -28,7 +28,7 @@ def test_probabilities_equal_enumeration(params) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(params=boards, seed=st.integers(0, 1000))
-def test_sample_is_a_consistent_layout(params, seed) -> None:
+def test_sample_is_a_consistent_layout(params: BoardParams, seed: int) -> None:
     position = make_position(params)
     consistent = set(oracle.layouts(position))
     layout = sample_layout(position, random.Random(seed))
@@ -88,7 +88,7 @@ def test_lazy_layout_stays_uniform_when_asked_adaptively() -> None:
     all_layouts = list(oracle.layouts(position))
     rng = random.Random(11)
     draws = 8_000
-    seen: Counter[frozenset] = Counter()
+    seen: Counter[frozenset[Cell]] = Counter()
     for _ in range(draws):
         layout = draw_layout(position, rng)
         x, y = 4, 2

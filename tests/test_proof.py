@@ -9,7 +9,7 @@ from solver.errors import NoProofError
 from solver.position import Position
 from solver.proof import Proof, prove
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 def assert_proves(position: Position, proof: Proof) -> None:
@@ -34,7 +34,7 @@ def assert_proves(position: Position, proof: Proof) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(params=boards)
-def test_every_decided_cell_has_a_minimal_proof(params) -> None:
+def test_every_decided_cell_has_a_minimal_proof(params: BoardParams) -> None:
     position = make_position(params)
     for cell, status in oracle.statuses(position).items():
         if status == "u":

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi.testclient import TestClient
 
 from solver.knowledge import classify
@@ -9,24 +11,25 @@ from solver.position import Position
 from tests import oracle
 
 
-def _new(client: TestClient, **body: object) -> dict:
+def _new(client: TestClient, **body: object) -> dict[str, Any]:
     settings = {"width": 16, "height": 16, "mines": 40, "first_click": "opening", **body}
     r = client.post("/api/games", json=settings)
     assert r.status_code == 201, r.text
-    return r.json()
+    game: dict[str, Any] = r.json()
+    return game
 
 
-def _position(game: dict) -> Position:
+def _position(game: dict[str, Any]) -> Position:
     return Position.from_rows(game["board"], game["mines"])
 
 
-def _opened(client: TestClient, seed: int) -> tuple[dict, Position]:
+def _opened(client: TestClient, seed: int) -> tuple[dict[str, Any], Position]:
     game = _new(client, seed=seed)
     game = client.post(f"/api/games/{game['id']}/reveal", json={"x": 8, "y": 8}).json()
     return game, _position(game)
 
 
-def _proves(position: Position, proof: dict) -> bool:
+def _proves(position: Position, proof: dict[str, Any]) -> bool:
     """The proof's numbers (and count) alone leave its cell only the value it claims."""
     numbers = [(n["x"], n["y"]) for n in proof["numbers"]]
     assert all(position.number(n["x"], n["y"]) == n["n"] for n in proof["numbers"])

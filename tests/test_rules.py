@@ -18,7 +18,9 @@ from solver.knowledge import CountEncoding
 from solver.position import Move, Position
 from tests import oracle
 
-params = st.tuples(
+Params = tuple[int, int, float, float, int]
+
+params: st.SearchStrategy[Params] = st.tuples(
     st.integers(2, 5),
     st.integers(2, 4),
     st.floats(0.1, 0.5),
@@ -32,7 +34,7 @@ def _game(position: Position, **rules: object) -> Game:
     return replace(Game.new("test", r), rows=position.rows, started_at=0.0)
 
 
-def _random_case(p: tuple[int, int, float, float, int]) -> tuple[Position, tuple[int, int]] | None:
+def _random_case(p: Params) -> tuple[Position, tuple[int, int]] | None:
     w, h, density, open_fraction, seed = p
     rng = random.Random(seed)
     mines = max(1, min(w * h - 1, round(w * h * density)))
@@ -73,7 +75,7 @@ def _assert_open_consistent(before: Position, after: Game, cell: tuple[int, int]
 @pytest.mark.parametrize("outside_guess", [False, True])
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(p=params)
-def test_click_follows_the_rules(encoding: CountEncoding, outside_guess: bool, p) -> None:
+def test_click_follows_the_rules(encoding: CountEncoding, outside_guess: bool, p: Params) -> None:
     case = _random_case(p)
     if case is None:
         return
@@ -89,19 +91,25 @@ def test_click_follows_the_rules(encoding: CountEncoding, outside_guess: bool, p
         _assert_open_consistent(position, after, cell)
         assert after.forced_guesses == 0
     elif status == "m":
-        assert after.status == "lost" and after.loss.reason == "certain_mine"
+        assert after.status == "lost" and after.loss is not None
+        assert after.loss.reason == "certain_mine"
     elif safe_cells:
-        assert after.status == "lost" and after.loss.reason == "guess_while_safe"
-        assert truth[after.loss.safe_cell] == "s"
-        assert position.is_covered(*after.loss.safe_cell)
+        assert after.status == "lost" and after.loss is not None
+        assert after.loss.reason == "guess_while_safe"
+        safe_cell = after.loss.safe_cell
+        assert safe_cell is not None
+        assert truth[safe_cell] == "s"
+        assert position.is_covered(*safe_cell)
     elif cell in frontier or outside_guess or all(truth[f] == "m" for f in frontier):
         # A forced guess; the default `survive` opens it.
         assert after.status != "lost"
         assert after.forced_guesses == 1
         _assert_open_consistent(position, after, cell)
     else:
-        assert after.status == "lost" and after.loss.reason == "outside_guess"
+        assert after.status == "lost" and after.loss is not None
+        assert after.loss.reason == "outside_guess"
     if after.status == "lost":
+        assert after.loss is not None
         assert (after.loss.x, after.loss.y) == cell
         assert after.rows[cell[1]][cell[0]] == "X"
         _assert_loss_layout_consistent(position, after)
@@ -120,7 +128,8 @@ def test_outside_guess_rule_both_ways() -> None:
     truth = oracle.statuses(position)
     assert "s" not in truth.values()
     strict = Referee().apply(_game(position), Move.reveal(3, 2))[0]
-    assert strict.status == "lost" and strict.loss.reason == "outside_guess"
+    assert strict.status == "lost" and strict.loss is not None
+    assert strict.loss.reason == "outside_guess"
     allowed = Referee().apply(_game(position, outside_guess=True), Move.reveal(3, 2))[0]
     assert allowed.status != "lost" and allowed.forced_guesses == 1
     # On the frontier the same guess is forced and survives under the default rule.
@@ -161,7 +170,7 @@ def test_fair_forced_guess_loses_with_the_exact_probability() -> None:
         after = Referee().apply(game, Move.reveal(1, 0))[0]
         assert after.forced_guesses == 1
         if after.status == "lost":
-            assert after.loss.reason == "forced_guess"
+            assert after.loss is not None and after.loss.reason == "forced_guess"
             _assert_loss_layout_consistent(position, after)
             losses += 1
     sd = (n * p * (1 - p)) ** 0.5
@@ -177,7 +186,7 @@ def test_survive_never_loses_a_forced_guess() -> None:
 
 
 @pytest.mark.parametrize("size", [(9, 9, 10), (16, 16, 40), (30, 16, 99), (8, 8, 54)])
-def test_opening_first_click_shows_a_zero(size) -> None:
+def test_opening_first_click_shows_a_zero(size: tuple[int, int, int]) -> None:
     w, h, m = size
     for seed in range(1, 30):
         rules = Rules(w, h, m, first_click="opening", seed=seed)
@@ -248,7 +257,7 @@ def test_undo_restores_the_previous_move_exactly() -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(p=params)
-def test_out_of_time_never_punishes_without_proof(p) -> None:
+def test_out_of_time_never_punishes_without_proof(p: Params) -> None:
     """With no time to think, a click opens unless it is proven to be a mine.
 
     The fairness rule for an exhausted budget: ``guess_while_safe`` and ``outside_guess``
@@ -264,7 +273,8 @@ def test_out_of_time_never_punishes_without_proof(p) -> None:
     referee = Referee(budget_s=0.0)
     after, _ = referee.apply(_game(position), Move.reveal(*cell))
     if truth[cell] == "m":
-        assert after.status == "lost" and after.loss.reason == "certain_mine"
+        assert after.status == "lost" and after.loss is not None
+        assert after.loss.reason == "certain_mine"
         _assert_loss_layout_consistent(position, after)
     else:
         assert after.status != "lost", after.loss

@@ -22,6 +22,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -50,7 +51,8 @@ def postgres() -> Iterator[PostgresServer]:
 def store_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
     if request.param == "sqlite":
         return str(tmp_path_factory.mktemp("scale") / "shared.db")
-    return request.getfixturevalue("postgres").url()
+    server: PostgresServer = request.getfixturevalue("postgres")
+    return server.url()
 
 
 @pytest.fixture(scope="module")
@@ -64,17 +66,18 @@ def pair(store_url: str) -> Iterator[tuple[LiveServer, LiveServer]]:
     b.stop()
 
 
-def _new(url: str, **body: object) -> dict:
+def _new(url: str, **body: object) -> dict[str, Any]:
     r = httpx.post(f"{url}/api/games", json={"width": 9, "height": 9, "mines": 10, **body},
                    timeout=30)
     assert r.status_code == 201, r.text
-    return r.json()
+    game: dict[str, Any] = r.json()
+    return game
 
 
 class Spread:
     """Sends each request to the next server in turn, as the player's token holder."""
 
-    def __init__(self, servers: tuple[LiveServer, ...], game: dict) -> None:
+    def __init__(self, servers: tuple[LiveServer, ...], game: dict[str, Any]) -> None:
         self.clients = [httpx.Client(base_url=s.url, timeout=60) for s in servers]
         for c in self.clients:
             c.headers["Authorization"] = f"Bearer {game['player_token']}"
@@ -97,11 +100,13 @@ class Spread:
     def undo(self, on: int) -> httpx.Response:
         return self.clients[on].post(f"/api/games/{self.gid}/undo")
 
-    def game(self, on: int = 0) -> dict:
-        return self.clients[on].get(f"/api/games/{self.gid}").json()
+    def game(self, on: int = 0) -> dict[str, Any]:
+        game: dict[str, Any] = self.clients[on].get(f"/api/games/{self.gid}").json()
+        return game
 
     def history(self) -> list[str]:
-        return self.clients[0].get(f"/api/games/{self.gid}/moves").json()["moves"]
+        moves: list[str] = self.clients[0].get(f"/api/games/{self.gid}/moves").json()["moves"]
+        return moves
 
     def close(self) -> None:
         for c in self.clients:
@@ -484,9 +489,9 @@ def test_an_old_sqlite_database_upgrades_in_place(tmp_path: Path) -> None:
     store = open_store(str(path))
     from server import migrations
 
-    assert store.schema_version() == migrations.latest()  # type: ignore[attr-defined]
+    assert store.schema_version() == migrations.latest()
     game = store.get("old")
     assert game.rules.seed == 4 and game.version == 0 and game.status == "playing"
     assert store.versions(["old"]) == {"old": 0}
     store.close()
-    assert open_store(str(path)).schema_version() == migrations.latest()  # type: ignore[attr-defined]
+    assert open_store(str(path)).schema_version() == migrations.latest()

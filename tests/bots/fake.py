@@ -144,7 +144,9 @@ class FakeClient:
 Fault = str | None
 
 
-def api_handler(server: FakeServer, fault: Callable[[httpx.Request], Fault]) -> Callable:
+def api_handler(
+    server: FakeServer, fault: Callable[[httpx.Request], Fault]
+) -> Callable[[httpx.Request], httpx.Response]:
     """An ``httpx.MockTransport`` handler serving the real API's paths from ``server``."""
 
     def reply(status: int, body: Any) -> httpx.Response:
@@ -161,8 +163,8 @@ def api_handler(server: FakeServer, fault: Callable[[httpx.Request], Fault]) -> 
             return reply(404, {"detail": "not found"})
         if len(parts) == 2 and request.method == "POST":
             body = json.loads(request.content)
-            game = server.create(GameSettings(**body))
-            response = reply(201, game.to_json())
+            created = server.create(GameSettings(**body))
+            response = reply(201, created.to_json())
         else:
             game = server.games.get(parts[2]) if len(parts) > 2 else None
             if game is None:

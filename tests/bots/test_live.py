@@ -6,6 +6,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +20,9 @@ from tests.conftest import LiveServer
 PRESET_GAMES = {"beginner": 120, "intermediate": 50, "expert": 30}
 
 
-async def _play(url: str, settings: list[GameSettings], concurrency: int, **kw: object):  # type: ignore[no-untyped-def]
+async def _play(
+    url: str, settings: list[GameSettings], concurrency: int, **kw: object
+) -> tuple[list[GameResult], int]:
     async with HttpClient(url, retry_for=60) as client:
         results = await run_games(client, settings, concurrency=concurrency, **kw)  # type: ignore[arg-type]
         return results, client.retries
@@ -54,7 +57,7 @@ def test_fair_games_complete(live_server: LiveServer, outside: bool) -> None:
 def test_a_server_restart_mid_run_is_survived(live_server: LiveServer) -> None:
     settings = [GameSettings(16, 16, 40, seed=300 + i) for i in range(8)]
 
-    async def main():  # type: ignore[no-untyped-def]
+    async def main() -> tuple[list[GameResult], int]:
         moved = asyncio.Event()
         count = 0
 
@@ -81,7 +84,7 @@ def test_a_server_restart_mid_run_is_survived(live_server: LiveServer) -> None:
 
 
 def test_spectator_long_poll_follows_every_move(live_server: LiveServer) -> None:
-    async def main():  # type: ignore[no-untyped-def]
+    async def main() -> tuple[GameResult, GameView, list[int]]:
         async with HttpClient(live_server.url) as client:
             seen: list[int] = []
             follow: list[asyncio.Task[GameView]] = []
@@ -126,7 +129,7 @@ def test_cli_json_report(live_server: LiveServer) -> None:
     assert f"{live_server.url}/games/" in done.stderr  # the spectate URL of each game
 
 
-def test_cli_reports_network_errors_without_a_traceback(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_cli_reports_network_errors_without_a_traceback(tmp_path: Path) -> None:
     dead = _cli("--server", "http://127.0.0.1:9", "--games", "1")
     assert dead.returncode == 2 and "cannot reach the server" in dead.stderr
     assert "Traceback" not in dead.stderr

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 
 import httpx
 import pytest
 
-from bots.base import GameSettings, play_game
+from bots.base import GameResult, GameSettings, GameView, play_game
 from bots.http import HttpClient
 from bots.play_cli import run_games, summarize
-from tests.bots.fake import FakeClient, FakeServer, api_handler
+from solver.position import Move
+from tests.bots.fake import FakeClient, FakeServer, Fault, api_handler
 from tests.bots.test_choose import check_choice
 
 SIZES = [(4, 4, 3), (5, 4, 4), (6, 3, 4), (4, 4, 5)]
@@ -40,7 +42,7 @@ def test_fair_games_end_without_bot_faults(outside: bool) -> None:
     assert reasons <= {"forced_guess"}
 
 
-def _faulty(rate: float, seed: int):  # type: ignore[no-untyped-def]
+def _faulty(rate: float, seed: int) -> Callable[[httpx.Request], Fault]:
     rng = random.Random(seed)
 
     def fault(request: httpx.Request) -> str | None:
@@ -55,7 +57,7 @@ def test_http_client_survives_lost_requests_and_answers() -> None:
     server = FakeServer(seed=3)
     transport = httpx.MockTransport(api_handler(server, _faulty(0.3, seed=11)))
 
-    async def main():  # type: ignore[no-untyped-def]
+    async def main() -> tuple[list[GameResult], HttpClient]:
         async with HttpClient("http://fake", retry_for=5, transport=transport) as client:
             client._backoff = lambda deadline: 0.0  # type: ignore[method-assign]
             settings = [GameSettings(5, 4, 4) for _ in range(10)]
@@ -67,6 +69,7 @@ def test_http_client_survives_lost_requests_and_answers() -> None:
     assert [r.status for r in results] == ["won"] * 10, [r.error for r in results]
     # No move was applied twice: each game's server-side count matches the bot's view.
     for r in results:
+        assert r.game_id is not None
         assert server.games[r.game_id].moves == r.moves
 
 
@@ -74,12 +77,12 @@ def test_http_errors_end_the_game_with_a_message() -> None:
     server = FakeServer()
     always = httpx.MockTransport(api_handler(server, lambda request: "refuse"))
 
-    async def main():  # type: ignore[no-untyped-def]
+    async def main() -> GameResult:
         async with HttpClient("http://fake", retry_for=0.2, transport=always) as client:
             return await play_game(client, GameSettings(4, 4, 3))
 
     result = asyncio.run(main())
-    assert result.status == "error"
+    assert result.status == "error" and result.error is not None
     assert "gave up" in result.error and "ConnectError" in result.error
 
 
@@ -90,13 +93,13 @@ def test_a_vanished_game_is_reported_not_raised() -> None:
         if request.url.path.endswith("/reveal"):
             server.games.clear()  # as if the server lost its database
 
-    async def main():  # type: ignore[no-untyped-def]
+    async def main() -> GameResult:
         transport = httpx.MockTransport(api_handler(server, vanish))
         async with HttpClient("http://fake", transport=transport) as client:
             return await play_game(client, GameSettings(4, 4, 3))
 
     result = asyncio.run(main())
-    assert result.status == "error"
+    assert result.status == "error" and result.error is not None
     assert "404" in result.error and "unknown game" in result.error
 
 
@@ -117,15 +120,16 @@ def test_malformed_answers_and_bugs_end_one_game_not_the_run() -> None:
             return httpx.Response(200, json={"id": "g0", "status": "playing"})  # no board
         return api_handler(server, lambda r: None)(request)
 
-    async def main():  # type: ignore[no-untyped-def]
+    async def main() -> GameResult:
         async with HttpClient("http://fake", transport=httpx.MockTransport(handler)) as client:
             return await play_game(client, GameSettings(4, 4, 3))
 
     result = asyncio.run(main())
-    assert result.status == "error" and "malformed game" in result.error
+    assert result.status == "error" and result.error is not None
+    assert "malformed game" in result.error
 
     class Broken(FakeClient):
-        async def play(self, game, move):  # type: ignore[no-untyped-def]
+        async def play(self, game: GameView, move: Move) -> GameView:
             raise RuntimeError("boom")
 
     results = asyncio.run(run_games(Broken(), [GameSettings(4, 4, 3)] * 2))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -23,19 +24,21 @@ from tests.desktop.cli import kaboom_desktop
 pytestmark = pytest.mark.usefixtures("need_chromium")
 
 
-def _new_game(url: str, **body: object) -> dict:
+def _new_game(url: str, **body: object) -> dict[str, Any]:
     reply = httpx.post(f"{url}/api/games", json=body, timeout=30)
     reply.raise_for_status()
-    return reply.json()
+    game: dict[str, Any] = reply.json()
+    return game
 
 
-def _player_url(url: str, game: dict) -> str:
+def _player_url(url: str, game: dict[str, Any]) -> str:
     """The page of a game with its player's token, so the page (and the bot) may move."""
     return f"{url}/games/{game['id']}#player={game['player_token']}"
 
 
-def _truth(url: str, game_id: str) -> dict:
-    return httpx.get(f"{url}/api/games/{game_id}", timeout=30).json()
+def _truth(url: str, game_id: str) -> dict[str, Any]:
+    game: dict[str, Any] = httpx.get(f"{url}/api/games/{game_id}", timeout=30).json()
+    return game
 
 
 def _read_matching(session: DesktopSession, url: str, game_id: str,

@@ -85,26 +85,26 @@ def test_a_covered_board_stops_the_clicks(xdisplay: str) -> None:
 def test_a_moved_window_is_followed_before_the_next_click(xdisplay: str) -> None:
     shift = (150, 90)
     with DesktopSession(SgtMines(), xdisplay, speed=0) as session:
-        x = display.Display(xdisplay)
+        xd = display.Display(xdisplay)
         clicks: list[tuple[int, int, tuple[int, int, int, int]]] = []
         click = session.pointer.click
 
-        def moving_click(px: int, py: int, button: int = 1) -> None:
+        def moving_click(x: int, y: int, button: int = 1) -> None:
             if not clicks:
                 first.append(session.board_rect())
             if len(clicks) == 20:  # mid-batch: the window jumps under the pointer
                 assert session.window is not None
-                win = x.create_resource_object("window", session.window.id)
+                win = xd.create_resource_object("window", session.window.id)
                 win.configure(x=session.window.x + shift[0], y=session.window.y + shift[1])
-                x.sync()
+                xd.sync()
                 time.sleep(0.2)
-            clicks.append((px, py, session.board_rect()))
-            click(px, py, button)
+            clicks.append((x, y, session.board_rect()))
+            click(x, y, button)
 
         session.pointer.click = moving_click  # type: ignore[method-assign]
         first: list[tuple[int, int, int, int]] = []
         record = session.play("30x16n99#moved")
-        x.close()
+        xd.close()
     assert record.outcome == "won", "\n".join(record.final)
     moved = tuple(v + shift[i % 2] for i, v in enumerate(first[0]))
     after = clicks[20:]
@@ -113,7 +113,9 @@ def test_a_moved_window_is_followed_before_the_next_click(xdisplay: str) -> None
         assert moved[0] <= px < moved[2] and moved[1] <= py < moved[3], (px, py, moved)
 
 
-def test_a_window_off_the_screen_is_one_line(xdisplay: str, game: subprocess.Popen) -> None:
+def test_a_window_off_the_screen_is_one_line(
+    xdisplay: str, game: subprocess.Popen[bytes]
+) -> None:
     with Screen(xdisplay) as screen:
         window = screen.find_window(SgtMines.window_pattern)
         x = display.Display(xdisplay)

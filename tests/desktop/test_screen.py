@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from Xlib.protocol.display import Display as XDisplay
 
 from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines
@@ -17,7 +19,7 @@ pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 
 
 @pytest.fixture
-def running_mines(xdisplay: str):  # type: ignore[no-untyped-def]
+def running_mines(xdisplay: str) -> Iterator[subprocess.Popen[bytes]]:
     # (not a "#seed" id: after one, sgt-mines' own new game changes the mine count)
     proc = subprocess.Popen([SGT_MINES, "9x9n10"], env={**os.environ, "DISPLAY": xdisplay},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -28,7 +30,7 @@ def running_mines(xdisplay: str):  # type: ignore[no-untyped-def]
         proc.wait(10)
 
 
-def test_mss_and_xlib_capture_agree(xdisplay: str, running_mines: subprocess.Popen) -> None:
+def test_mss_and_xlib_capture_agree(xdisplay: str, running_mines: subprocess.Popen[bytes]) -> None:
     with Screen(xdisplay) as screen:
         window = screen.find_window(SgtMines.window_pattern, timeout=10)
         assert window.wm_class[0] == "sgt-mines"
@@ -41,7 +43,7 @@ def test_mss_and_xlib_capture_agree(xdisplay: str, running_mines: subprocess.Pop
 
 
 def test_attaches_to_a_running_game_and_starts_the_next_one(
-        xdisplay: str, running_mines: subprocess.Popen) -> None:
+        xdisplay: str, running_mines: subprocess.Popen[bytes]) -> None:
     with Screen(xdisplay) as screen:
         screen.find_window(SgtMines.window_pattern, timeout=10)
     with DesktopSession(SgtMines(), xdisplay, speed=0) as session:
@@ -54,7 +56,8 @@ def test_attaches_to_a_running_game_and_starts_the_next_one(
 
 @pytest.mark.timeout(60)
 def test_finds_windows_again_after_python_xlib_fails_inside_a_reply(
-        xdisplay: str, running_mines: subprocess.Popen, monkeypatch: pytest.MonkeyPatch) -> None:
+        xdisplay: str, running_mines: subprocess.Popen[bytes],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """python-xlib can raise while it parses a reply (another client's extension error,
     seen with Chromium); its connection then waits forever on the next request.  The
     screen reconnects instead: the lookup goes on and finds the game."""
@@ -63,7 +66,7 @@ def test_finds_windows_again_after_python_xlib_fails_inside_a_reply(
         real_parse = type(broken).parse_response
         calls = {"n": 0}
 
-        def parse_once_broken(self, request):  # type: ignore[no-untyped-def]
+        def parse_once_broken(self: XDisplay, request: int) -> bool:
             calls["n"] += 1
             if calls["n"] == 3:  # inside the walk, past the root
                 raise AttributeError("'NoneType' object has no attribute 'parse_binary'")

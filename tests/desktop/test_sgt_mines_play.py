@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines
+from bots.desktop.screen import Window
+from solver.position import Move
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 
@@ -24,7 +28,9 @@ def test_wins_a_no_guess_expert_board(xdisplay: str) -> None:
     assert not any("#" in row for row in record.final)
 
 
-def test_twenty_seeded_games_play_to_the_end(xdisplay: str, tmp_path, capsys) -> None:
+def test_twenty_seeded_games_play_to_the_end(
+    xdisplay: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Intermediate boards with guessing allowed ('a'): the bot must finish every game,
     and may lose only on a guess (a loss on a proven move would mean a misread)."""
     records = []
@@ -51,9 +57,9 @@ def test_a_lagging_screen_is_waited_for_not_clicked_blind(xdisplay: str) -> None
     lag = 0.4
     with DesktopSession(SgtMines(), xdisplay, speed=0) as session:
         real = session.screen.capture_window
-        frames: list[tuple[float, object]] = []
+        frames: list[tuple[float, np.ndarray]] = []
 
-        def lagging(window):  # type: ignore[no-untyped-def]
+        def lagging(window: Window) -> np.ndarray:
             now = time.monotonic()
             frames.append((now, real(window)))
             old = [img for t, img in frames if t <= now - lag]
@@ -63,7 +69,7 @@ def test_a_lagging_screen_is_waited_for_not_clicked_blind(xdisplay: str) -> None
         clicked: list[tuple[int, int]] = []
         click = session.click
 
-        def recording(move, first=True):  # type: ignore[no-untyped-def]
+        def recording(move: Move, first: bool = True) -> None:
             clicked.append(move.cell)
             click(move, first)
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from playwright.sync_api import Browser
+from playwright.sync_api import Browser, Route
 
 from tests.web.conftest import free_port
 
@@ -57,7 +57,8 @@ def dockerfile_steps() -> list[Step]:
 
 def exec_form(args: str) -> list[str]:
     """``CMD ["a", "b"]``: the exec form's JSON list (after options such as --interval)."""
-    return json.loads(args[args.index("[") :])
+    form: list[str] = json.loads(args[args.index("[") :])
+    return form
 
 
 def copy_context(dest: Path) -> None:
@@ -210,8 +211,12 @@ def test_the_installed_server_serves_the_game_offline(image: Image, browser: Bro
 
     context = browser.new_context(base_url=image.url)
     outside: list[str] = []
-    context.route(re.compile(r"^(?!http://127\.0\.0\.1[:/])"),
-                  lambda route: (outside.append(route.request.url), route.abort()))
+
+    def block(route: Route) -> None:
+        outside.append(route.request.url)
+        route.abort()
+
+    context.route(re.compile(r"^(?!http://127\.0\.0\.1[:/])"), block)
     page = context.new_page()
     try:
         page.goto("/")

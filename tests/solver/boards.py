@@ -9,7 +9,10 @@ from hypothesis import strategies as st
 from solver.position import Position
 from tests import oracle
 
-boards = st.tuples(
+BoardParams = tuple[int, int, float, float, int]
+"""Width, height, mine density, open fraction and seed of a random small position."""
+
+boards: st.SearchStrategy[BoardParams] = st.tuples(
     st.integers(2, 5),
     st.integers(2, 4),
     st.floats(0.05, 0.5),
@@ -18,7 +21,7 @@ boards = st.tuples(
 )
 
 
-def make_position(params: tuple[int, int, float, float, int]) -> Position:
+def make_position(params: BoardParams) -> Position:
     w, h, density, open_fraction, seed = params
     rng = random.Random(seed)
     mines = max(1, min(w * h - 1, round(w * h * density)))

@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from solver.advisor import decide, decide_rows
 from solver.position import MoveKind, Position
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @pytest.mark.parametrize("profile", ["fast", "strong"])
 @settings(max_examples=150, deadline=None)
 @given(params=boards)
-def test_deduction_is_complete(profile: str, params) -> None:
+def test_deduction_is_complete(profile: str, params: BoardParams) -> None:
     position = make_position(params)
     if position.is_start:
         return
@@ -82,7 +82,7 @@ def test_nothing_to_do_when_only_mines_left() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(params=boards)
-def test_sat_fallback_is_complete(params) -> None:
+def test_sat_fallback_is_complete(params: BoardParams) -> None:
     """With counting disabled (node limit 0) the SAT engine must still find every proof."""
     from solver import counting
     from solver.profiles import Profile

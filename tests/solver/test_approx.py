@@ -7,7 +7,7 @@ from hypothesis import given, settings
 
 from solver.approx import approximate, iterate
 from solver.position import Position
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 # Seed 000: group A (3 own cells + 4 shared) holds 4 mines, group B (3 own + the same
 # 4 shared) holds 2.  Start: 4/7 = 0.57, 2/7 = 0.28, shared 1 - (1-0.57)(1-0.28) = 0.69.
@@ -40,7 +40,7 @@ def test_seed_000_converges_to_consistent_sums() -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(params=boards)
-def test_probabilities_are_probabilities(params) -> None:
+def test_probabilities_are_probabilities(params: BoardParams) -> None:
     position = make_position(params)
     probs = approximate(position).cells
     assert set(probs) == set(position.covered())

@@ -8,12 +8,12 @@ from solver.assumption import deduce, solve_assumptions
 from solver.frontier import Constraint
 from solver.groups import reduce_groups
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards)
-def test_assumptions_are_sound(params) -> None:
+def test_assumptions_are_sound(params: BoardParams) -> None:
     position = make_position(params)
     truth = oracle.statuses(position)
     result = deduce(position)

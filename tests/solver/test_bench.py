@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -31,7 +32,7 @@ def test_run_and_summarise() -> None:
     assert s.moves_by_algorithm["first"] == 6
 
 
-def test_cli_writes_json(tmp_path, capsys) -> None:
+def test_cli_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "bench.json"
     code = main(["bench", "--preset", "beginner", "--games", "4", "--no-progress",
                  "--json", str(out)])
@@ -51,7 +52,7 @@ def test_calibration_buckets() -> None:
     assert rows[0].mean_predicted == pytest.approx(0.12)
 
 
-def test_calibrate_cli(tmp_path, capsys) -> None:
+def test_calibrate_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     png = tmp_path / "cal.png"
     code = main(["calibrate", "--preset", "beginner", "--games", "6", "--no-progress",
                  "--png", str(png)])

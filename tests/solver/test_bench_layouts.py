@@ -23,6 +23,7 @@ def test_exported_layouts_are_the_benchmark_boards() -> None:
         game = SimulatedGame(9, 9, 10, rule="snr", seed=r["seed"])
         x, y = r["first"]
         game.reveal(x, y)
+        assert game.layout is not None
         assert r["mines"] == sorted(cy * 9 + cx for cx, cy in game.layout)
         assert len(r["mines"]) == 10
         # an opening: the first click and its neighbours hold no mine

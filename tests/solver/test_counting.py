@@ -11,12 +11,12 @@ from solver import counting
 from solver.frontier import Constraint, components, frontier_of
 from solver.position import Position
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards)
-def test_probabilities_equal_enumeration(params) -> None:
+def test_probabilities_equal_enumeration(params: BoardParams) -> None:
     position = make_position(params)
     expected = oracle.probabilities(position)
     fr = frontier_of(position)
@@ -53,7 +53,7 @@ def test_weights_past_64_bits_are_exact() -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(params=boards)
-def test_solutions_list_every_layout(params) -> None:
+def test_solutions_list_every_layout(params: BoardParams) -> None:
     position = make_position(params)
     fr = frontier_of(position)
     free = (*fr.cells, *fr.outside)

@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 
 from solver.endgame import Endgame, best_move, layouts
-from solver.position import Position
+from solver.position import Cell, Position
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @settings(max_examples=150, deadline=None)
 @given(params=boards)
-def test_layouts_equal_enumeration(params) -> None:
+def test_layouts_equal_enumeration(params: BoardParams) -> None:
     position = make_position(params)
     got = layouts(position, limit=10**6)
     assert got is not None
@@ -51,7 +51,7 @@ def test_fifty_fifty_is_half() -> None:
 
 @settings(max_examples=80, deadline=None)
 @given(params=boards)
-def test_win_chance_bounded_by_survival(params) -> None:
+def test_win_chance_bounded_by_survival(params: BoardParams) -> None:
     position = make_position(params)
     lays = layouts(position, limit=10**6)
     assert lays is not None
@@ -81,12 +81,12 @@ def test_two_cells_one_mine_then_certain() -> None:
     assert win == pytest.approx(2 / 3) and cell in {(2, 0), (2, 1)}
 
 
-def _naive_win(position: Position, lays: list[frozenset], cells: list) -> float:
+def _naive_win(position: Position, lays: list[frozenset[Cell]], cells: list[Cell]) -> float:
     """The game's value by plain recursion: no memo, no pruning, every cell tried."""
-    def shows(c, lay):  # type: ignore[no-untyped-def]
+    def shows(c: Cell, lay: frozenset[Cell]) -> int:
         return -1 if c in lay else sum(n in lay for n in position.neighbours(*c))
 
-    def value(state):  # type: ignore[no-untyped-def]
+    def value(state: list[frozenset[Cell]]) -> float:
         undecided = [c for c in cells if len({c in lay for lay in state}) > 1]
         if not undecided:
             return 1.0
@@ -95,8 +95,8 @@ def _naive_win(position: Position, lays: list[frozenset], cells: list) -> float:
                   and len({shows(c, lay) for lay in state}) > 1]
         return max(after(c, state) for c in useful)
 
-    def after(c, state):  # type: ignore[no-untyped-def]
-        split: dict[int, list] = {}
+    def after(c: Cell, state: list[frozenset[Cell]]) -> float:
+        split: dict[int, list[frozenset[Cell]]] = {}
         for lay in state:
             v = shows(c, lay)
             if v >= 0:
@@ -108,7 +108,7 @@ def _naive_win(position: Position, lays: list[frozenset], cells: list) -> float:
 
 @settings(max_examples=60, deadline=None)
 @given(params=boards)
-def test_win_chance_equals_plain_recursion(params) -> None:
+def test_win_chance_equals_plain_recursion(params: BoardParams) -> None:
     position = make_position(params)
     lays = layouts(position, limit=10**6)
     assert lays is not None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -9,13 +11,13 @@ from solver import counting
 from solver.fifty import forced_pair, influence, pockets
 from solver.frontier import components, frontier_of
 from solver.guess import Situation
-from solver.position import Position
+from solver.position import Cell, Position
 from solver.profiles import PROFILES
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
-def _known(position: Position, lays: list[frozenset]) -> dict:
+def _known(position: Position, lays: list[frozenset[Cell]]) -> dict[Cell, bool]:
     return {
         c: all(c in lay for lay in lays)
         for c in position.covered()
@@ -23,13 +25,13 @@ def _known(position: Position, lays: list[frozenset]) -> dict:
     }
 
 
-def _swap(lay: frozenset, pairs: dict) -> frozenset:
+def _swap(lay: frozenset[Cell], pairs: dict[Cell, Cell]) -> frozenset[Cell]:
     return frozenset(pairs.get(c, c) for c in lay)
 
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards)
-def test_forced_pair_is_a_symmetric_coin_flip(params) -> None:
+def test_forced_pair_is_a_symmetric_coin_flip(params: BoardParams) -> None:
     position = make_position(params)
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
@@ -60,7 +62,7 @@ def test_forced_pairs_and_pockets_do_occur() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards, walls=st.sampled_from([(1, 0), (3, 3)]))
-def test_pocket_weights_equal_enumeration(params, walls) -> None:
+def test_pocket_weights_equal_enumeration(params: BoardParams, walls: tuple[int, int]) -> None:
     position = make_position(params)
     lays = list(oracle.layouts(position))
     # with three missing mines allowed nearly every pair is a pocket: keep the
@@ -69,7 +71,7 @@ def test_pocket_weights_equal_enumeration(params, walls) -> None:
     known = _known(position, lays)
     mines_left = position.mines - sum(known.values())
 
-    def count(forced) -> int:
+    def count(forced: Mapping[Cell, bool]) -> int:
         return sum(all((c in lay) == m for c, m in forced.items()) for lay in lays)
 
     pair_walls, box_walls = walls
@@ -98,7 +100,9 @@ def test_pocket_weights_equal_enumeration(params, walls) -> None:
 @settings(max_examples=150, deadline=None)
 @given(params=boards, picks=st.lists(st.tuples(st.integers(0, 99), st.booleans()),
                                      min_size=1, max_size=4))
-def test_forced_counts_equal_enumeration(params, picks) -> None:
+def test_forced_counts_equal_enumeration(
+    params: BoardParams, picks: list[tuple[int, bool]]
+) -> None:
     # the guess policies count layouts with a few cells forced (a pocket and its walls)
     # by re-counting only what those cells touch; enumeration counts them directly
     position = make_position(params)
@@ -115,7 +119,7 @@ def test_forced_counts_equal_enumeration(params, picks) -> None:
     assert situation._count_with(forced) == expected, (position.to_text(), forced)
 
 
-def _situation(position: Position, known: dict) -> Situation:
+def _situation(position: Position, known: dict[Cell, bool]) -> Situation:
     fr = frontier_of(position)
     count = counting.count([cs for _, cs in components(fr.fold(known).constraints)],
                            fr.fold(known).outside_count, fr.fold(known).mines_left)

@@ -7,12 +7,12 @@ from hypothesis import given, settings
 from solver.frontier import Constraint
 from solver.groups import Group, deduce, reduce_groups
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards)
-def test_groups_are_sound(params) -> None:
+def test_groups_are_sound(params: BoardParams) -> None:
     position = make_position(params)
     truth = oracle.statuses(position)
     result = deduce(position)

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given, settings
 
 from solver import counting
-from solver.frontier import components, frontier_of
+from solver.frontier import Frontier, components, frontier_of
 from solver.lookahead import outlook
-from solver.position import Position
+from solver.position import Cell, Position
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 @settings(max_examples=120, deadline=None)
 @given(params=boards)
-def test_branches_equal_enumeration(params) -> None:
+def test_branches_equal_enumeration(params: BoardParams) -> None:
     for position, lays, fr, cell, free in _clicks(params):
         outside = frozenset(fr.outside)
         covered = position.covered()
@@ -26,7 +28,7 @@ def test_branches_equal_enumeration(params) -> None:
         # reusing the untouched components' tables changes nothing
         assert outlook(fr.constraints, outside, fr.mines_left, len(lays), cell, free,
                        base=base) == got
-        by_value: dict[int, list[frozenset]] = {}
+        by_value: dict[int, list[frozenset[Cell]]] = {}
         for lay in lays:
             if cell not in lay:
                 by_value.setdefault(sum(c in lay for c in free), []).append(lay)
@@ -68,7 +70,7 @@ def test_common_safe_and_scores() -> None:
 
 @settings(max_examples=120, deadline=None)
 @given(params=boards)
-def test_living_next_safeties_skip_only_dead_cells(params) -> None:
+def test_living_next_safeties_skip_only_dead_cells(params: BoardParams) -> None:
     # With ``around`` the next safeties count living cells only.  Enumeration decides
     # which cells the rule calls dead (no undecided neighbour, or exactly the undecided
     # cells of one number), checks that each of them really can show one number only,
@@ -77,7 +79,7 @@ def test_living_next_safeties_skip_only_dead_cells(params) -> None:
         outside = frozenset(fr.outside)
         covered = position.covered()
 
-        def around(c, position=position):
+        def around(c: Cell, position: Position = position) -> frozenset[Cell]:
             return frozenset(n for n in position.neighbours(*c) if position.is_covered(*n))
 
         numbers = [
@@ -128,7 +130,7 @@ def test_living_cells_change_some_outlooks() -> None:
         fr = frontier_of(position)
         total = len(list(oracle.layouts(position)))
 
-        def around(c, position=position):
+        def around(c: Cell, position: Position = position) -> frozenset[Cell]:
             return frozenset(n for n in position.neighbours(*c) if position.is_covered(*n))
 
         for cell in position.covered():
@@ -141,7 +143,9 @@ def test_living_cells_change_some_outlooks() -> None:
     assert soles > 0  # and some clicks leave the same single safest cell whatever they show
 
 
-def _clicks(params):
+def _clicks(
+    params: BoardParams,
+) -> Iterator[tuple[Position, list[frozenset[Cell]], Frontier, Cell, list[Cell]]]:
     """Every cell of a random small position that some layout leaves safe (a certain mine
     is never clicked), with the position's layouts, frontier and covered neighbours."""
     position = make_position(params)

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 
 from solver.matrix import deduce, eliminate, read_rows
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
 def test_seed_001_case_3() -> None:
@@ -34,7 +34,7 @@ def test_row_reading_rules() -> None:
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards)
-def test_matrix_is_sound(params) -> None:
+def test_matrix_is_sound(params: BoardParams) -> None:
     position = make_position(params)
     truth = oracle.statuses(position)
     result = deduce(position)

@@ -7,12 +7,12 @@ from hypothesis import given, settings
 
 from solver import endgame, regions
 from solver.frontier import frontier_of
-from solver.position import Position
+from solver.position import Cell, Position
 from tests import oracle
-from tests.solver.boards import boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position
 
 
-def _known(position: Position, lays: list[frozenset]) -> dict:
+def _known(position: Position, lays: list[frozenset[Cell]]) -> dict[Cell, bool]:
     return {
         c: all(c in lay for lay in lays)
         for c in position.covered()
@@ -22,7 +22,7 @@ def _known(position: Position, lays: list[frozenset]) -> dict:
 
 @settings(max_examples=200, deadline=None)
 @given(params=boards)
-def test_regions_are_closed_and_complete(params) -> None:
+def test_regions_are_closed_and_complete(params: BoardParams) -> None:
     position = make_position(params)
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
@@ -46,7 +46,7 @@ def test_regions_are_closed_and_complete(params) -> None:
 
 @settings(max_examples=150, deadline=None)
 @given(params=boards)
-def test_a_region_that_is_the_whole_board_is_the_endgame(params) -> None:
+def test_a_region_that_is_the_whole_board_is_the_endgame(params: BoardParams) -> None:
     position = make_position(params)
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
@@ -56,7 +56,9 @@ def test_a_region_that_is_the_whole_board_is_the_endgame(params) -> None:
     whole = [r for r in found if set(r.cells) == set(undecided)]
     if not whole:
         return
-    _, win = regions.best_move(position, whole[0])
+    best = regions.best_move(position, whole[0])
+    assert best is not None
+    _, win = best
     expected = endgame.best_move(position, known, undecided, max_layouts=10**6)
     assert expected is not None
     assert win == pytest.approx(expected[1], abs=1e-12)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -14,7 +15,7 @@ from solver.session import Solver
 from solver.simulator import SimulatedGame
 
 
-def _random_safe_play(game: SimulatedGame, rng: random.Random):  # type: ignore[no-untyped-def]
+def _random_safe_play(game: SimulatedGame, rng: random.Random) -> Iterator[Position]:
     """Yields the positions of a game played by opening 1-5 random safe cells a move."""
     game.reveal(rng.randrange(game.width), rng.randrange(game.height))
     while game.outcome is GameStatus.PLAYING:

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -77,24 +78,28 @@ class Server:
             self.proc.wait(10)
         self.proc = None
 
-    def game(self, game_id: str) -> dict:
-        return self.http.get(f"/api/games/{game_id}").raise_for_status().json()
+    def game(self, game_id: str) -> dict[str, Any]:
+        game: dict[str, Any] = self.http.get(f"/api/games/{game_id}").raise_for_status().json()
+        return game
 
-    def analysis(self, game_id: str, page: Page | None = None) -> dict:
+    def analysis(self, game_id: str, page: Page | None = None) -> dict[str, Any]:
         """The analysis, as the game's player: this test's token, or the one the page
         keeps for a game it started."""
         if game_id not in self.tokens and page is not None:
             self.tokens[game_id] = page.evaluate(
                 "(id) => JSON.parse(localStorage.getItem('kaboom.player-tokens'))[id]", game_id)
-        return self.http.get(
+        analysis: dict[str, Any] = self.http.get(
             f"/api/games/{game_id}/analysis", headers=self._player(game_id)
         ).raise_for_status().json()
+        return analysis
 
-    def post(self, path: str, body: dict | None = None) -> dict:
+    def post(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         """Posts as the player of the games it created (it keeps their tokens)."""
         game_id = path.split("/")[3] if path.count("/") > 3 else None
         headers = self._player(game_id) if game_id else {}
-        answer = self.http.post(path, json=body, headers=headers).raise_for_status().json()
+        answer: dict[str, Any] = (
+            self.http.post(path, json=body, headers=headers).raise_for_status().json()
+        )
         if path == "/api/games":
             self.tokens[answer["id"]] = answer["player_token"]
         return answer

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 from playwright.sync_api import Locator, Page
 
 from solver.knowledge import classify
 from solver.position import Position
 
 __all__ = [
+    "attribute",
     "board_rows",
     "cell",
     "click_cell",
@@ -27,8 +30,16 @@ def cell(page: Page, x: int, y: int) -> Locator:
     return page.locator(f'#board [data-x="{x}"][data-y="{y}"]')
 
 
+def attribute(locator: Locator, name: str) -> str:
+    """The element's attribute ``name``, which it must have."""
+    value = locator.get_attribute(name)
+    assert value is not None, f"no {name} attribute"
+    return value
+
+
 def game_id(page: Page) -> str:
-    return page.eval_on_selector("#board", "b => b.dataset.gameId || ''")
+    gid: str = page.eval_on_selector("#board", "b => b.dataset.gameId || ''")
+    return gid
 
 
 def moves(page: Page) -> int:
@@ -39,7 +50,9 @@ def wait_for_moves(page: Page, n: int) -> None:
     page.wait_for_function(f"document.querySelector('#board').dataset.moves === '{n}'")
 
 
-def click_cell(page: Page, x: int, y: int, button: str = "left") -> None:
+def click_cell(
+    page: Page, x: int, y: int, button: Literal["left", "middle", "right"] = "left"
+) -> None:
     """Clicks a cell and waits until the page shows the game one move later."""
     before = moves(page)
     cell(page, x, y).click(button=button)
@@ -75,23 +88,25 @@ def new_game(page: Page, preset: str = "beginner", *, size: tuple[int, int, int]
 
 def board_rows(page: Page) -> list[str]:
     """The board as the page shows it: data-state of every cell, row by row."""
-    return page.eval_on_selector(
+    rows: list[str] = page.eval_on_selector(
         "#board",
         """b => Array.from(b.children, row => Array.from(row.children,
                c => c.dataset.state).join(''))""",
     )
+    return rows
 
 
 def knowledge_rows(page: Page) -> list[str]:
     """data-knowledge of every cell ('.' where a cell has none)."""
-    return page.eval_on_selector(
+    rows: list[str] = page.eval_on_selector(
         "#board",
         """b => Array.from(b.children, row => Array.from(row.children,
                c => c.dataset.knowledge || '.').join(''))""",
     )
+    return rows
 
 
-def local_safe_cells(game: dict) -> list[tuple[int, int]]:
+def local_safe_cells(game: dict[str, Any]) -> list[tuple[int, int]]:
     """Provably safe cells computed here with the solver, so the game stays unassisted."""
     position = Position.from_rows(tuple(game["board"]), game["mines"])
     return sorted(classify(position).safe)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, expect
 
@@ -23,7 +24,7 @@ def wait_for_overlay(page: Page) -> None:
     )
 
 
-def expected_knowledge(game: dict, analysis: dict) -> list[str]:
+def expected_knowledge(game: dict[str, Any], analysis: dict[str, Any]) -> list[str]:
     rows = []
     for board_row, status_row in zip(game["board"], analysis["status"], strict=True):
         rows.append("".join(s if b in "#F?" else "." for b, s in zip(board_row, status_row,
@@ -31,7 +32,7 @@ def expected_knowledge(game: dict, analysis: dict) -> list[str]:
     return rows
 
 
-def assert_overlay_matches(page: Page, server: Server, gid: str) -> dict:
+def assert_overlay_matches(page: Page, server: Server, gid: str) -> dict[str, Any]:
     wait_for_overlay(page)
     game = server.game(gid)
     analysis = server.analysis(gid, page)
@@ -54,7 +55,7 @@ def assert_overlay_matches(page: Page, server: Server, gid: str) -> dict:
     return analysis
 
 
-def statuses(analysis: dict, wanted: str) -> list[tuple[int, int]]:
+def statuses(analysis: dict[str, Any], wanted: str) -> list[tuple[int, int]]:
     return [(x, y) for y, row in enumerate(analysis["status"]) for x, ch in enumerate(row)
             if ch == wanted]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, ViewportSize, expect
 
 from tests.web.conftest import ROOT, Server
 from tests.web.pagekit import board_rows, cell, click_cell, new_game, wait_for_moves
@@ -135,7 +135,10 @@ def test_invalid_custom_size_is_refused_with_the_reason(page: Page) -> None:
 
 def test_a_note_never_moves_the_board(browser: Browser, server: Server) -> None:
     """A hint appearing (or fading) must not shift the cells under the pointer or finger."""
-    for viewport in ({"width": 360, "height": 740}, {"width": 1280, "height": 900}):
+    viewports: tuple[ViewportSize, ...] = (
+        {"width": 360, "height": 740}, {"width": 1280, "height": 900}
+    )
+    for viewport in viewports:
         context = browser.new_context(base_url=server.url, viewport=viewport, bypass_csp=True)
         page = context.new_page()
         try:
@@ -146,8 +149,11 @@ def test_a_note_never_moves_the_board(browser: Browser, server: Server) -> None:
             x, y = next((x, y) for y, row in enumerate(game["board"])
                         for x, ch in enumerate(row) if ch in "12345678")
             if viewport["width"] == 360:  # the four buttons share one line
-                tops = [page.locator(b).bounding_box()["y"]
-                        for b in ("#undo", "#hint", "#same-board", "#share")]
+                tops = []
+                for b in ("#undo", "#hint", "#same-board", "#share"):
+                    box = page.locator(b).bounding_box()
+                    assert box is not None
+                    tops.append(box["y"])
                 assert len(set(tops)) == 1, tops
             top = page.eval_on_selector("#board", "b => b.getBoundingClientRect().top")
             cell(page, x, y).click(button="middle")  # a chord without its flags: a hint

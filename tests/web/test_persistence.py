@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from typing import Any
+
+from playwright.sync_api import Locator, Page, expect
 
 from solver.knowledge import classify
 from solver.position import Position
@@ -17,7 +19,7 @@ from tests.web.pagekit import (
 )
 
 
-def play_unassisted_to_win(page: Page, server: Server, gid: str) -> dict:
+def play_unassisted_to_win(page: Page, server: Server, gid: str) -> dict[str, Any]:
     """Wins by clicks, finding safe cells with the local solver (no analysis call)."""
     click_cell(page, 4, 4)
     for _ in range(200):
@@ -32,7 +34,7 @@ def play_unassisted_to_win(page: Page, server: Server, gid: str) -> dict:
     raise AssertionError("the game did not end in 200 clicks")
 
 
-def stat(page: Page, preset: str, name: str):
+def stat(page: Page, preset: str, name: str) -> Locator:
     return page.locator(f'#stats tr[data-preset="{preset}"] td[data-stat="{name}"]')
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from playwright.sync_api import Browser, Page, expect
 
 from tests.web.conftest import Server
 from tests.web.pagekit import (
+    attribute,
     board_rows,
     cell,
     click_cell,
@@ -16,16 +19,16 @@ from tests.web.pagekit import (
 )
 
 
-def covered(game: dict) -> list[tuple[int, int]]:
+def covered(game: dict[str, Any]) -> list[tuple[int, int]]:
     return [(x, y) for y, row in enumerate(game["board"]) for x, ch in enumerate(row) if ch == "#"]
 
 
-def with_status(analysis: dict, wanted: str) -> list[tuple[int, int]]:
+def with_status(analysis: dict[str, Any], wanted: str) -> list[tuple[int, int]]:
     return [(x, y) for y, row in enumerate(analysis["status"]) for x, ch in enumerate(row)
             if ch == wanted]
 
 
-def neighbours(game: dict, x: int, y: int) -> list[tuple[int, int]]:
+def neighbours(game: dict[str, Any], x: int, y: int) -> list[tuple[int, int]]:
     w, h = game["width"], game["height"]
     return [(x + dx, y + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1)
             if (dx or dy) and 0 <= x + dx < w and 0 <= y + dy < h]
@@ -34,7 +37,7 @@ def neighbours(game: dict, x: int, y: int) -> list[tuple[int, int]]:
 def walk_to(page: Page, x: int, y: int) -> None:
     """Moves the keyboard cursor to (x, y) with the arrow keys."""
     cursor = page.locator("#board .cursor")
-    cx, cy = int(cursor.get_attribute("data-x")), int(cursor.get_attribute("data-y"))
+    cx, cy = int(attribute(cursor, "data-x")), int(attribute(cursor, "data-y"))
     for _ in range(abs(x - cx)):
         page.keyboard.press("ArrowRight" if x > cx else "ArrowLeft")
     for _ in range(abs(y - cy)):
@@ -43,7 +46,7 @@ def walk_to(page: Page, x: int, y: int) -> None:
     expect(cursor).to_have_attribute("data-y", str(y))
 
 
-def assert_page_shows(page: Page, game: dict) -> None:
+def assert_page_shows(page: Page, game: dict[str, Any]) -> None:
     assert board_rows(page) == game["board"]
     expect(page.locator("[data-status]").first).to_have_attribute("data-status", game["status"])
     expect(page.locator("#moves")).to_have_text(str(game["moves"]))
@@ -249,7 +252,7 @@ def test_keyboard_play(page: Page, server: Server) -> None:
     wait_for_moves(page, n + 1)
     for hx, hy in hidden:
         if (hx, hy) not in known:
-            assert cell(page, hx, hy).get_attribute("data-state").isdigit()
+            assert attribute(cell(page, hx, hy), "data-state").isdigit()
 
     page.keyboard.press("n")
     page.wait_for_function(f"document.querySelector('#board').dataset.gameId !== '{gid}'")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, expect
 
@@ -12,6 +13,7 @@ from solver.position import Position
 from tests import oracle
 from tests.web.conftest import ROOT, Server
 from tests.web.pagekit import (
+    attribute,
     board_rows,
     cell,
     click_cell,
@@ -34,7 +36,7 @@ def outlined(page: Page, name: str) -> set[tuple[int, int]]:
     }
 
 
-def position_of(game: dict) -> Position:
+def position_of(game: dict[str, Any]) -> Position:
     return Position.from_rows(tuple(game["board"]), game["mines"])
 
 
@@ -70,7 +72,7 @@ def test_a_punished_guess_shows_its_proof(page: Page, server: Server, tmp_path: 
     expect(banner).to_contain_text(f"no room for a mine at ({safe['x']}, {safe['y']})")
     expect(page.locator("#board .c.reason")).to_have_count(len(numbers))
     assert outlined(page, "reason") == numbers
-    assert all(cell(page, x, y).get_attribute("data-state") in "12345678" for x, y in numbers)
+    assert all(attribute(cell(page, x, y), "data-state") in "12345678" for x, y in numbers)
     assert not server.game(gid)["assisted"]  # the proof after a loss is free
     target = SCREENSHOT if UPDATE_SCREENSHOT else tmp_path / SCREENSHOT.name
     page.locator("#banner").scroll_into_view_if_needed()
@@ -174,7 +176,7 @@ def test_debug_hover_and_focus_show_a_proof(page: Page, server: Server) -> None:
     click_cell(page, 4, 4)
     page.wait_for_function("document.querySelector('#board').dataset.analysedMoves === '1'")
     target = page.locator('#board .c[data-knowledge="s"]').first
-    x, y = int(target.get_attribute("data-x")), int(target.get_attribute("data-y"))
+    x, y = int(attribute(target, "data-x")), int(attribute(target, "data-y"))
     target.hover()
     expect(page.locator("#reason")).to_contain_text(f"({x}, {y}) is safe:")
     token = page.evaluate(
