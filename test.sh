@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")"
 scripts/setup.sh --test --system
 .venv/bin/ruff check .
-.venv/bin/mypy  # solver/, server/, bots/, kaboom/, bench/ (and the test helpers it imports), strict (pyproject.toml)
+.venv/bin/mypy  # solver/, server/, bots/, kaboom/, bench/ and tests/, strict (pyproject.toml)
 exec .venv/bin/python -m pytest -q "$@"
