@@ -31,6 +31,13 @@ from tests.desktop.boards import expected_rows, opened_by, random_layout
 OUT = Path(__file__).resolve().parents[1] / "data" / "screens"
 
 
+def _park(session: DesktopSession) -> None:
+    """Moves the pointer off the board (onto the window's corner), out of the picture."""
+    window = session.window
+    assert window is not None
+    session.pointer.move(window.x + 5, window.y + 5)
+
+
 def _save(session: DesktopSession, folder: str, name: str, rows: list[str], mines: int) -> None:
     assert session.window is not None
     time.sleep(0.5)
@@ -101,12 +108,12 @@ def gnome_mines(display: str) -> None:
             unknown = sorted(c for c in position.covered() if c not in knowledge.mines)
             session.click(Move.flag(*mines[0]))
             session.click(Move.flag(*unknown[len(unknown) // 2]))
-            session.pointer.move(session.window.x + 5, session.window.y + 5)  # type: ignore
+            _park(session)
             time.sleep(1)
             rows = list(session.read().rows)
             _save(session, "gnome-mines", f"{size}-playing", rows, position.mines)
             session.click(Move.reveal(*mines[-1]))
-            session.pointer.move(session.window.x + 5, session.window.y + 5)  # type: ignore
+            _park(session)
             time.sleep(1)
             rows = list(session.read().rows)
             _save(session, "gnome-mines", f"{size}-lost", rows, position.mines)

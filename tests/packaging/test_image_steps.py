@@ -199,7 +199,9 @@ def test_the_installed_server_serves_the_game_offline(image: Image, browser: Bro
                            check=True).stdout.split()
     assert all(Path(p).is_relative_to(image.venv) for p in where), where
     status = Path(f"/proc/{image.proc.pid}/status").read_text()
-    uid = int(re.search(r"^Uid:\s+(\d+)", status, re.M).group(1))  # type: ignore[union-attr]
+    found = re.search(r"^Uid:\s+(\d+)", status, re.M)
+    assert found is not None, status
+    uid = int(found.group(1))
     assert uid == (NOBODY if image.as_user else os.geteuid())
 
     record = json.loads((ROOT / "web/vendor/vendored.json").read_text())["htmx.min.js"]
