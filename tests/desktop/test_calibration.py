@@ -29,6 +29,17 @@ class Plain(Profile):
         return 10
 
 
+def plain(palette: dict[str, tuple[int, int, int]]) -> Profile:
+    """A :class:`Plain` profile reading ``palette``: a class of its own, as every real
+    profile is (the palette is a class variable)."""
+
+    class Shot(Plain):
+        pass
+
+    Shot.palette = palette
+    return Shot()
+
+
 PALETTES = {
     "xbomb-8x8": {"1": (0, 0, 160), "2": (0, 128, 0), "3": (160, 0, 0)},
     "xdemineur-30x16": {"1": (0, 0, 255), "2": (0, 128, 0), "3": (255, 0, 0)},
@@ -39,7 +50,7 @@ PALETTES = {
 def test_flat_textured_and_same_grey_boards_read_exactly(shot: str) -> None:
     image = np.asarray(Image.open(DATA / f"{shot}.png").convert("RGB"))
     want = (DATA / f"{shot}.txt").read_text().split()
-    profile = type(f"Plain_{shot}", (Plain,), {"palette": PALETTES[shot]})()
+    profile = plain(PALETTES[shot])
     grid = profile.find_grid(image)
     assert grid.size == (len(want[0]), len(want))
     assert profile.read(image, grid) == want
