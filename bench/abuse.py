@@ -32,13 +32,12 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests.conftest
+from bots.base import GameSettings, play_game, think_in_thread
+from bots.http import HttpClient
+from bots.play_cli import PRESETS
+from kaboom.testing import LiveServer
 
-from bots.base import GameSettings, play_game, think_in_thread  # noqa: E402
-from bots.http import HttpClient  # noqa: E402
-from bots.play_cli import PRESETS  # noqa: E402
-from tests.conftest import LiveServer  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class RssSampler(threading.Thread):

@@ -23,18 +23,23 @@ import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # tests.conftest
+from bots.base import (
+    Choice,
+    GameResult,
+    GameSettings,
+    Think,
+    choose,
+    play_game,
+    think_in_thread,
+)
+from bots.http import HttpClient
+from bots.play_cli import PRESETS, summarize
+from kaboom.testing import LiveServer
+from solver.position import Position
+from solver.session import Solver
 
-from bots.base import Choice, GameResult, GameSettings, choose, play_game, think_in_thread  # noqa: E402
-from bots.http import HttpClient  # noqa: E402
-from bots.play_cli import PRESETS, summarize  # noqa: E402
-from solver.position import Position  # noqa: E402
-from solver.session import Solver  # noqa: E402
-from tests.conftest import LiveServer  # noqa: E402
 
-
-def _thinker(pool: Executor | None):  # type: ignore[no-untyped-def]
+def _thinker(pool: Executor | None) -> Think:
     if pool is None:
         return think_in_thread
 

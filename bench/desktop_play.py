@@ -21,21 +21,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bots.desktop.driver import ERROR, DesktopSession, GameRecord, ScreenReadError
 from bots.desktop.profile import find_profile
 from bots.desktop.profiles.kaboom_page import KaboomPage
 from bots.desktop.profiles.sgt_mines import SgtMines
 from bots.desktop.xvfb import virtual_display
-from tests.oracle import number_at
+from kaboom.testing import LiveServer
 
 
 def _drawn_mines(rows: tuple[str, ...]) -> frozenset[tuple[int, int]]:
@@ -54,7 +49,8 @@ def _numbers_right(rows: tuple[str, ...]) -> tuple[int, int]:
         for x, ch in enumerate(row):
             if ch.isdigit():
                 read += 1
-                right += number_at(mines, x, y) == int(ch)
+                around = sum((x + dx, y + dy) in mines for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+                right += around == int(ch)
     return read, right
 
 
@@ -85,26 +81,6 @@ def _summary(label: str, records: list[GameRecord],
     return row
 
 
-def _serve(tmp: str) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "kaboom", "serve", "--port", str(port),
-                             "--db", f"{tmp}/bench.db"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    import httpx
-
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            httpx.get(f"{url}/openapi.json", timeout=1)
-            return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("kaboom serve did not start")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10, help="games per sgt-mines series")
@@ -126,32 +102,28 @@ def main() -> int:
         if args.kaboom:
             import httpx
 
-            with tempfile.TemporaryDirectory() as tmp:
-                proc, url = _serve(tmp)
-                try:
-                    records = []
-                    read = right = 0
-                    with DesktopSession(KaboomPage(), display, speed=args.speed) as session:
-                        for i in range(args.kaboom):
-                            game = httpx.post(f"{url}/api/games", json={
-                                "width": 16, "height": 16, "mines": 40, "seed": 1000 + i}).json()
-                            try:
-                                record = session.play(  # as its player: may move
-                                    f"{url}/games/{game['id']}#player={game['player_token']}")
-                            except ScreenReadError as exc:  # the page never showed a board
-                                print(f"game {i}: {exc}", flush=True)
-                                record = _failed(game["id"], str(exc))
-                            records.append(record)
-                            truth = httpx.get(f"{url}/api/games/{game['id']}").json()["board"]
-                            if not record.final:
-                                continue
-                            for seen, want in zip(record.final, truth, strict=True):
-                                read += len(want)
-                                right += sum(a == b for a, b in zip(seen, want, strict=True))
-                    rows.append(_summary("kaboom page 16x16/40", records, (read, right)))
-                finally:
-                    proc.terminate()
-                    proc.wait(10)
+            with tempfile.TemporaryDirectory() as tmp, LiveServer(Path(tmp) / "k.db") as server:
+                url = server.url
+                records = []
+                read = right = 0
+                with DesktopSession(KaboomPage(), display, speed=args.speed) as session:
+                    for i in range(args.kaboom):
+                        game = httpx.post(f"{url}/api/games", json={
+                            "width": 16, "height": 16, "mines": 40, "seed": 1000 + i}).json()
+                        try:
+                            record = session.play(  # as its player: may move
+                                f"{url}/games/{game['id']}#player={game['player_token']}")
+                        except ScreenReadError as exc:  # the page never showed a board
+                            print(f"game {i}: {exc}", flush=True)
+                            record = _failed(game["id"], str(exc))
+                        records.append(record)
+                        truth = httpx.get(f"{url}/api/games/{game['id']}").json()["board"]
+                        if not record.final:
+                            continue
+                        for seen, want in zip(record.final, truth, strict=True):
+                            read += len(want)
+                            right += sum(a == b for a, b in zip(seen, want, strict=True))
+                rows.append(_summary("kaboom page 16x16/40", records, (read, right)))
         if args.gnome:
             records = []
             read = right = lost = whole = 0

@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the suite's known layouts
 
 from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout

@@ -23,23 +23,20 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from kaboom.testing import LiveServer, PostgresServer, find_postgres
+from server.config import Settings
+from server.game import Rules
+from server.service import GameService
+from server.store import MemoryStore
+from solver.advisor import decide
 
-from server.config import Settings  # noqa: E402
-from server.game import Rules  # noqa: E402
-from server.service import GameService  # noqa: E402
-from server.store import MemoryStore  # noqa: E402
-from solver.advisor import decide  # noqa: E402
-from tests.conftest import free_port  # noqa: E402
-from tests.pg import PostgresServer, find_bin  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 EXPERT: dict[str, Any] = {"width": 30, "height": 16, "mines": 99}
 
@@ -130,24 +127,9 @@ async def player(port: int, games: Recorded, until: float, out: dict[str, Any], 
         conn.close()
 
 
-def start_server(db: str, workers: int) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    env = {**os.environ, "KABOOM_CREATE_PER_MINUTE": "0", "KABOOM_SQLITE_SYNCHRONOUS": "NORMAL"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "kaboom", "serve", "--port", str(port), "--db", db,
-         "--workers", str(workers)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    import urllib.request
-
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/openapi.json", timeout=1)
-            return proc, port
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("server did not start")
+def serve(db: str, workers: int) -> LiveServer:
+    """A ``kaboom serve`` on ``db``: no rate limit on creation, SQLite's default sync."""
+    return LiveServer(db, workers=workers, create_per_minute=0, sqlite_synchronous="NORMAL")
 
 
 def measure(port: int, games: Recorded, concurrency: int, seconds: float) -> dict[str, Any]:
@@ -179,7 +161,8 @@ def longpoll_latency(db: str, samples: int = 20) -> dict[str, Any]:
 
     import httpx
 
-    (proc_a, port_a), (proc_b, port_b) = start_server(db, 1), start_server(db, 1)
+    a, b = serve(db, 1).start(), serve(db, 1).start()
+    port_a, port_b = a.port, b.port
     delays = []
     try:
         game = httpx.post(f"http://127.0.0.1:{port_b}/api/games",
@@ -206,9 +189,8 @@ def longpoll_latency(db: str, samples: int = 20) -> dict[str, Any]:
             assert woke["moves"] == i + 1, woke
             delays.append((woke["at"] - answered) * 1000)
     finally:
-        for proc in (proc_a, proc_b):
-            proc.terminate()
-            proc.wait(10)
+        a.stop()
+        b.stop()
     delays.sort()
     return {"longpoll_p50_ms": round(statistics.median(delays), 1),
             "longpoll_max_ms": round(delays[-1], 1), "samples": samples}
@@ -247,7 +229,12 @@ def main() -> None:
     games = record_games(args.games)
     print(f"{sum(len(m) for _, m in games)} moves recorded; load {os.getloadavg()}", flush=True)
     rows: list[dict[str, Any]] = []
-    pg = PostgresServer(find_bin()).start() if "postgresql" in args.stores else None  # type: ignore[arg-type]
+    pg = None
+    if "postgresql" in args.stores:
+        bindir = find_postgres()
+        if bindir is None:
+            parser.error("PostgreSQL's server tools are not installed (apt-get install postgresql)")
+        pg = PostgresServer(bindir).start()
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for store in args.stores:
@@ -260,18 +247,14 @@ def main() -> None:
                     db = str(Path(tmp) / f"{workers}.db")
                     if store == "postgresql" and pg:
                         db = pg.url()
-                    proc, port = start_server(db, workers)
-                    try:
+                    with serve(db, workers) as server:
                         for k in args.concurrency:
                             for run in range(args.repeat):
                                 row = {"store": store, "workers": workers, "concurrency": k,
-                                       "run": run, **measure(port, games, k, args.seconds),
+                                       "run": run, **measure(server.port, games, k, args.seconds),
                                        "load": os.getloadavg()[0]}
                                 rows.append(row)
                                 print(json.dumps(row), flush=True)
-                    finally:
-                        proc.terminate()
-                        proc.wait(10)
     finally:
         if pg:
             pg.stop()

@@ -13,10 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -24,16 +21,14 @@ from typing import Any, Literal
 
 import httpx
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from server.config import Settings  # noqa: E402
-from server.game import Rules  # noqa: E402
-from server.service import GameService  # noqa: E402
-from server.store import open_store  # noqa: E402
-from solver.knowledge import KnowledgeEngine  # noqa: E402
-from solver.position import Move, Position  # noqa: E402
-from solver.simulator import parse_board  # noqa: E402
+from kaboom.testing import LiveServer
+from server.config import Settings
+from server.game import Rules
+from server.service import GameService
+from server.store import open_store
+from solver.knowledge import KnowledgeEngine
+from solver.position import Move, Position
+from solver.simulator import parse_board
 
 SIZES = ["16x16/40", "30x16/99", "30x30/250", "100x100/2000", "200x200/8000"]
 
@@ -146,8 +141,8 @@ def main() -> int:
                 t0 = time.perf_counter()
                 with tempfile.TemporaryDirectory() as tmp:
                     db = str(Path(tmp) / "bench.db")
+                    sync: Literal["FULL", "NORMAL"] = "FULL" if args.durable else "NORMAL"
                     if mode == "inprocess":
-                        sync: Literal["FULL", "NORMAL"] = "FULL" if args.durable else "NORMAL"
                         settings = Settings(
                             db=db,
                             count_encoding=encoding,
@@ -160,45 +155,19 @@ def main() -> int:
                             reveals += r
                             gets += g
                     else:
-                        with socket.socket() as sock:
-                            sock.bind(("127.0.0.1", 0))
-                            port = sock.getsockname()[1]
-                        proc = subprocess.Popen(
-                            [
-                                sys.executable,
-                                "-m",
-                                "kaboom",
-                                "serve",
-                                "--port",
-                                str(port),
-                                "--db",
-                                db,
-                                "--count-encoding",
-                                encoding,
-                                "--budget",
-                                "10",
-                                *(["--durable"] if args.durable else []),
-                            ],
-                            stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL,
+                        server = LiveServer(
+                            db,
+                            count_encoding=encoding,
+                            move_budget_s=10,
+                            sqlite_synchronous=sync,
+                            create_per_minute=0,
                         )
-                        try:
-                            url = f"http://127.0.0.1:{port}"
-                            for _ in range(100):
-                                try:
-                                    httpx.get(url + "/openapi.json", timeout=1)
-                                    break
-                                except httpx.HTTPError:
-                                    time.sleep(0.1)
-                            with httpx.Client(base_url=url, timeout=60) as http:
-                                for s in range(games):
-                                    body = {"width": w, "height": h, "mines": m, "seed": s + 1}
-                                    r, g = play_http(http, body, s)
-                                    reveals += r
-                                    gets += g
-                        finally:
-                            proc.terminate()
-                            proc.wait()
+                        with server, httpx.Client(base_url=server.url, timeout=60) as http:
+                            for s in range(games):
+                                body = {"width": w, "height": h, "mines": m, "seed": s + 1}
+                                r, g = play_http(http, body, s)
+                                reveals += r
+                                gets += g
                 row = {
                     "fallback_layouts": FALLBACKS["layouts"] if mode == "inprocess" else None,
                     "timeouts": FALLBACKS["timeouts"] if mode == "inprocess" else None,

@@ -20,24 +20,19 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import httpx
 from playwright.sync_api import Page, sync_playwright
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from solver.knowledge import KnowledgeEngine  # noqa: E402
-from solver.position import Position  # noqa: E402
-from solver.simulator import parse_board  # noqa: E402
+from kaboom.testing import LiveServer
+from solver.knowledge import KnowledgeEngine
+from solver.position import Position
+from solver.simulator import parse_board
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
@@ -74,12 +69,6 @@ PROBE = """() => {
     });
   }).observe(board, {attributes: true, attributeFilter: ['data-moves']});
 }"""
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -171,48 +160,26 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
 
-    proc = None
-    url = args.url
-    tmp = tempfile.TemporaryDirectory(prefix="kaboom-web-bench-")
-    if url is None:
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "kaboom", "serve", "--host", "127.0.0.1", "--port", str(port),
-             "--db", str(Path(tmp.name) / "bench.db")],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = []
-    try:
-        with httpx.Client(base_url=url, timeout=120) as http:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    http.get("/static/vendor/htmx.min.js").raise_for_status()
-                    break
-                except httpx.HTTPError:
-                    if time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.2)
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=args.chromium, headless=True,
-                                             args=CHROMIUM_ARGS)
-                # the probe and Playwright's wait_for_function evaluate strings in the
-                # page, which the server's CSP (script-src 'self') forbids
-                page = browser.new_page(base_url=url, viewport={"width": 1280, "height": 900},
-                                        bypass_csp=True)
-                page.goto("/")
-                page.wait_for_selector("#board[data-game-id]")
-                for size in args.sizes:
-                    results.append(measure(page, http, size, args.clicks, args.seed))
-                browser.close()
-    finally:
-        if proc is not None:
-            proc.terminate()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-        tmp.cleanup()
+    with tempfile.TemporaryDirectory(prefix="kaboom-web-bench-") as tmp, ExitStack() as stack:
+        url = args.url
+        if url is None:
+            # open long polls would hold a graceful shutdown: kill after 5 s
+            url = stack.enter_context(LiveServer(Path(tmp) / "bench.db", grace_s=5)).url
+        http = stack.enter_context(httpx.Client(base_url=url, timeout=120))
+        http.get("/static/vendor/htmx.min.js").raise_for_status()
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=args.chromium, headless=True,
+                                         args=CHROMIUM_ARGS)
+            # the probe and Playwright's wait_for_function evaluate strings in the
+            # page, which the server's CSP (script-src 'self') forbids
+            page = browser.new_page(base_url=url, viewport={"width": 1280, "height": 900},
+                                    bypass_csp=True)
+            page.goto("/")
+            page.wait_for_selector("#board[data-game-id]")
+            for size in args.sizes:
+                results.append(measure(page, http, size, args.clicks, args.seed))
+            browser.close()
 
     columns = [("click→frame", "click_to_frame_ms"), ("server", "server_ms"),
                ("page", "page_ms"), ("parse+patch", "parse_and_patch_ms"),

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from kaboom.testing import LiveServer
 from solver.position import Position
 from tests import oracle
-from tests.conftest import LiveServer
 
 
 def _new(client: TestClient, **body: object) -> dict[str, Any]:

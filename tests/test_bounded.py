@@ -17,12 +17,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kaboom.testing import LiveServer
 from server.game import Game, Referee, Rules
 from solver.budget import Budget
 from solver.errors import BudgetExceededError
 from solver.frontier import frontier_of
 from solver.position import Move
-from tests.conftest import LiveServer
 
 SIDE, DENSE = 256, 256 * 256 // 2
 MARGIN_S = 1.5

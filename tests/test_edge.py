@@ -20,9 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.result import Ok
 
+from kaboom.testing import LiveServer
 from server.service import GameService
 from server.store import open_store
-from tests.conftest import LiveServer, PlayerClient, settings_for
+from tests.conftest import PlayerClient, settings_for
 
 pytestmark = pytest.mark.timeout(300)
 

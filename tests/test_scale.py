@@ -27,19 +27,18 @@ from typing import Any
 import httpx
 import pytest
 
+from kaboom.testing import LiveServer, PostgresServer, find_postgres
 from server.game import Game, Rules
 from server.store import open_store
 from solver.position import Position
 from tests import oracle
-from tests.conftest import LiveServer
-from tests.pg import PostgresServer, find_bin
 
 pytestmark = pytest.mark.timeout(400)
 
 
 @pytest.fixture(scope="session")
 def postgres() -> Iterator[PostgresServer]:
-    bindir = find_bin()
+    bindir = find_postgres()
     if bindir is None:
         pytest.fail("PostgreSQL is not installed: run ./test.sh (it installs `postgresql`)")
     server = PostgresServer(bindir).start()

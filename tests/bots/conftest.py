@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import LiveServer
+from kaboom.testing import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
 

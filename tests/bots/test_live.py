@@ -13,8 +13,8 @@ import pytest
 from bots.base import GameResult, GameSettings, GameView, play_game
 from bots.http import HttpClient
 from bots.play_cli import PRESETS, run_games
+from kaboom.testing import LiveServer
 from tests.bots.conftest import ROOT, subprocess_env
-from tests.conftest import LiveServer
 
 # 200 games with the default settings, as the issue asks; seeded so failures replay.
 PRESET_GAMES = {"beginner": 120, "intermediate": 50, "expert": 30}

@@ -13,7 +13,7 @@ import pytest
 
 from bots.base import GameResult, GameSettings, GameView, play_game
 from bots.http import HttpClient
-from tests.conftest import LiveServer
+from kaboom.testing import LiveServer
 
 CHROMIUM = os.environ.get("KABOOM_CHROMIUM", "/usr/bin/chromium")
 

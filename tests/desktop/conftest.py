@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from bots.desktop.xvfb import virtual_display
-from tests.conftest import LiveServer
+from kaboom.testing import LiveServer
 
 SGT_MINES = shutil.which("sgt-mines") or "/usr/games/sgt-mines"
 

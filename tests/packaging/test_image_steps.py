@@ -28,7 +28,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Route
 
-from tests.web.conftest import free_port
+from kaboom.testing import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 NOBODY = 65534

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +11,8 @@ from typing import Any
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+
+from kaboom.testing import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("KABOOM_CHROMIUM", "/usr/bin/chromium")
@@ -30,53 +28,19 @@ CHROMIUM_ARGS = [
 ]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Server:
-    """``python -m kaboom serve`` on a free port with a throwaway database."""
+class Server(LiveServer):
+    """A live server with an HTTP client that, like the page, keeps the player token of
+    each game it creates."""
 
     def __init__(self, tmp: Path) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = tmp / "server.log"
-        self.cmd = [sys.executable, "-m", "kaboom", "serve", "--host", "127.0.0.1",
-                    "--port", str(self.port), "--db", str(tmp / "web.db")]
-        self.proc: subprocess.Popen[bytes] | None = None
+        # open long polls would hold a graceful shutdown for 25 s
+        super().__init__(tmp / "web.db", grace_s=3)
         self.http = httpx.Client(base_url=self.url, timeout=60)
         self.tokens: dict[str, str] = {}
 
-    def start(self) -> None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(self.cmd, cwd=ROOT, env=env, stdout=log, stderr=log)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"kaboom serve exited: {self.log.read_text()[-2000:]}")
-            try:
-                if self.http.get("/static/vendor/htmx.min.js", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("kaboom serve did not answer within 60 s")
-
     def stop(self) -> None:
         self.http.close()
-        if self.proc is None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(3)  # open long polls would hold a graceful shutdown for 25 s
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(10)
-        self.proc = None
+        super().stop()
 
     def game(self, game_id: str) -> dict[str, Any]:
         game: dict[str, Any] = self.http.get(f"/api/games/{game_id}").raise_for_status().json()
