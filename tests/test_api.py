@@ -13,17 +13,11 @@ from fastapi.testclient import TestClient
 from kaboom.testing import LiveServer
 from solver.position import Position
 from tests import oracle
-
-
-def _new(client: TestClient, **body: object) -> dict[str, Any]:
-    r = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10, **body})
-    assert r.status_code == 201, r.text
-    game: dict[str, Any] = r.json()
-    return game
+from tests.apikit import new_game
 
 
 def test_new_game_shape(client: TestClient) -> None:
-    g = _new(client)
+    g = new_game(client)
     assert g["status"] == "playing" and g["board"] == ["#" * 9] * 9
     assert g["mines_left"] == 10 and g["moves"] == 0 and g["loss"] is None
     assert g["first_click"] == "safe" and g["forced_guess"] == "survive"
@@ -32,13 +26,13 @@ def test_new_game_shape(client: TestClient) -> None:
 
 
 def test_ids_are_unique_and_unguessable(client: TestClient) -> None:
-    ids = {_new(client)["id"] for _ in range(20)}
+    ids = {new_game(client)["id"] for _ in range(20)}
     assert len(ids) == 20
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_play_with_analysis_to_a_win(client: TestClient, seed: int) -> None:
-    g = _new(client, seed=seed)
+    g = new_game(client, seed=seed)
     gid = g["id"]
     g = client.post(f"/api/games/{gid}/reveal", json={"x": 4, "y": 4}).json()
     while g["status"] == "playing":
@@ -59,7 +53,7 @@ def test_play_with_analysis_to_a_win(client: TestClient, seed: int) -> None:
 
 
 def test_analysis_matches_enumeration(client: TestClient) -> None:
-    g = _new(client, width=5, height=4, mines=4, seed=9)
+    g = new_game(client, width=5, height=4, mines=4, seed=9)
     gid = g["id"]
     g = client.post(f"/api/games/{gid}/reveal", json={"x": 0, "y": 0}).json()
     if g["status"] != "playing":
@@ -105,7 +99,7 @@ def test_bad_new_game_is_422_with_a_message(client: TestClient, body: object) ->
     [b"{bad json", b"", b'{"x": 1}', b'{"x": 1, "y": "2"}', b'{"x": true, "y": 0}', b"[1, 2]"],
 )
 def test_malformed_move_is_422(client: TestClient, raw: bytes) -> None:
-    gid = _new(client)["id"]
+    gid = new_game(client)["id"]
     r = client.post(
         f"/api/games/{gid}/reveal", content=raw, headers={"content-type": "application/json"}
     )
@@ -116,7 +110,7 @@ def test_malformed_move_is_422(client: TestClient, raw: bytes) -> None:
     "x,y", [(-1, 0), (0, -1), (9, 0), (0, 9), (255, 255), (10**20, 0), (0, -(10**20))]
 )
 def test_off_board_coordinates_are_422(client: TestClient, x: int, y: int) -> None:
-    gid = _new(client)["id"]
+    gid = new_game(client)["id"]
     for verb in ("reveal", "flag", "chord"):
         r = client.post(f"/api/games/{gid}/{verb}", json={"x": x, "y": y})
         assert r.status_code == 422, (verb, r.text)
@@ -142,7 +136,7 @@ def test_unknown_game_is_404(client: TestClient, method: str, path: str) -> None
 
 
 def test_moves_not_allowed_now_are_409(client: TestClient) -> None:
-    gid = _new(client, seed=3)["id"]
+    gid = new_game(client, seed=3)["id"]
     g = client.post(f"/api/games/{gid}/reveal", json={"x": 0, "y": 0}).json()
     ox, oy = next(
         (x, y) for y, r in enumerate(g["board"]) for x, ch in enumerate(r) if ch.isdigit()
@@ -159,7 +153,7 @@ def test_moves_not_allowed_now_are_409(client: TestClient) -> None:
 
 
 def test_moves_after_the_game_ended_are_409(client: TestClient) -> None:
-    gid = _new(client, width=3, height=3, mines=8)["id"]
+    gid = new_game(client, width=3, height=3, mines=8)["id"]
     g = client.post(f"/api/games/{gid}/reveal", json={"x": 1, "y": 1}).json()
     assert g["status"] == "won"
     for verb in ("reveal", "flag", "chord"):
@@ -169,13 +163,13 @@ def test_moves_after_the_game_ended_are_409(client: TestClient) -> None:
 
 
 def test_mark_cycle_and_question_marks_off(client: TestClient) -> None:
-    gid = _new(client)["id"]
+    gid = new_game(client)["id"]
     states = [
         client.post(f"/api/games/{gid}/flag", json={"x": 2, "y": 2}).json()["board"][2][2]
         for _ in range(3)
     ]
     assert states == ["F", "?", "#"]
-    gid = _new(client, question_marks=False)["id"]
+    gid = new_game(client, question_marks=False)["id"]
     states = [
         client.post(f"/api/games/{gid}/flag", json={"x": 2, "y": 2}).json()["board"][2][2]
         for _ in range(2)
@@ -186,7 +180,7 @@ def test_mark_cycle_and_question_marks_off(client: TestClient) -> None:
 
 
 def test_loss_then_undo_restores_the_board(client: TestClient) -> None:
-    gid = _new(client, width=5, height=5, mines=5, seed=2)["id"]
+    gid = new_game(client, width=5, height=5, mines=5, seed=2)["id"]
     g = client.post(f"/api/games/{gid}/reveal", json={"x": 2, "y": 2}).json()
     before = g
     a = client.get(f"/api/games/{gid}/analysis").json()
@@ -207,7 +201,7 @@ def test_loss_then_undo_restores_the_board(client: TestClient) -> None:
 
 
 def test_long_poll_returns_when_a_move_is_made(client: TestClient) -> None:
-    gid = _new(client)["id"]
+    gid = new_game(client)["id"]
     result: dict[str, Any] = {}
 
     def wait() -> None:

@@ -23,6 +23,7 @@ from schemathesis.core.result import Ok
 from kaboom.testing import LiveServer
 from server.service import GameService
 from server.store import open_store
+from tests.apikit import new_game
 from tests.conftest import PlayerClient, settings_for
 
 pytestmark = pytest.mark.timeout(300)
@@ -41,13 +42,6 @@ def http(live: LiveServer) -> Iterator[httpx.Client]:
         yield c
 
 
-def _new(http: httpx.Client, **body: object) -> dict[str, Any]:
-    r = http.post("/api/games", json={"width": 9, "height": 9, "mines": 10, **body})
-    assert r.status_code == 201, r.text
-    game: dict[str, Any] = r.json()
-    return game
-
-
 def _auth(game: dict[str, Any]) -> dict[str, str]:
     return {"Authorization": f"Bearer {game['player_token']}"}
 
@@ -56,7 +50,7 @@ def _auth(game: dict[str, Any]) -> dict[str, str]:
 
 def test_a_large_body_is_413_at_once_and_other_games_stay_fast(http: httpx.Client,
                                                                 live: LiveServer) -> None:
-    other = _new(http)
+    other = new_game(http)
     big = b'{"width":9,"height":9,"mines":10,' + b'"k":1,' * 1_800_000 + b'"z":0}'  # 10.8 MB
     answers: list[httpx.Response] = []
 
@@ -128,7 +122,7 @@ def test_bodies_that_are_not_strict_json_are_422(http: httpx.Client, body: bytes
 
 
 def test_a_move_body_with_nan_is_422_and_the_game_is_unchanged(http: httpx.Client) -> None:
-    game = _new(http)
+    game = new_game(http)
     r = http.post(f"/api/games/{game['id']}/reveal", content=b'{"x":NaN,"y":1}',
                   headers={**_auth(game), "Content-Type": "application/json"})
     assert r.status_code == 422
@@ -136,7 +130,7 @@ def test_a_move_body_with_nan_is_422_and_the_game_is_unchanged(http: httpx.Clien
 
 
 def test_whole_floats_are_integers_as_the_schema_says(http: httpx.Client) -> None:
-    game = _new(http, width=9.0)
+    game = new_game(http, width=9.0)
     assert game["width"] == 9
     r = http.post(f"/api/games/{game['id']}/reveal", json={"x": 4.0, "y": 4.0},
                   headers=_auth(game))
@@ -157,7 +151,7 @@ def test_a_validation_error_never_echoes_much_input(http: httpx.Client) -> None:
 
 
 def test_bad_query_and_path_values_are_4xx(http: httpx.Client) -> None:
-    game = _new(http)
+    game = new_game(http)
     for query in ("wait_moves=0&timeout=nan", "wait_moves=0&timeout=inf", "wait_moves=-1",
                   "wait_moves=99999999999999999999"):
         r = http.get(f"/api/games/{game['id']}?{query}")
@@ -172,7 +166,7 @@ def test_no_input_makes_a_server_error(live: LiveServer, http: httpx.Client) -> 
     """Schemathesis generates inputs from the server's own OpenAPI schema for every
     operation (derandomized: a fixed seed; a bounded number of examples), half of them
     aimed at a real game with its player's token: the answer is never a 5xx."""
-    real_game = _new(http, width=16, height=16, mines=40)
+    real_game = new_game(http, width=16, height=16, mines=40)
     api = schemathesis.openapi.from_url(f"{live.url}/openapi.json")
     examples = int(os.environ.get("KABOOM_FUZZ_EXAMPLES", "25"))
     operations = []
@@ -200,7 +194,7 @@ def test_no_input_makes_a_server_error(live: LiveServer, http: httpx.Client) -> 
 # ------------------------------------------------------------------ players and spectators
 
 def test_only_the_player_moves(http: httpx.Client) -> None:
-    game = _new(http)
+    game = new_game(http)
     gid = game["id"]
     assert "player_token" not in http.get(f"/api/games/{gid}").json()
     r = http.post(f"/api/games/{gid}/reveal", json={"x": 4, "y": 4})
@@ -246,7 +240,7 @@ def _play_to_the_end(
 
 
 def test_a_drawn_seed_stays_secret_until_the_game_ends(http: httpx.Client) -> None:
-    game = _new(http, forced_guess="fair", outside_guess=True)
+    game = new_game(http, forced_guess="fair", outside_guess=True)
     assert game["seed"] is None and game["seeded"] is False
     end, answers = _play_to_the_end(http, game)
     assert all(a["seed"] is None for a in answers[:-1])  # nothing while it was on
@@ -254,7 +248,7 @@ def test_a_drawn_seed_stays_secret_until_the_game_ends(http: httpx.Client) -> No
     seed = end["seed"]
     assert isinstance(seed, int) and spectated["seed"] == seed
     # Shown once over, the seed replays the game: the same clicks, the same boards.
-    replay = _new(http, forced_guess="fair", outside_guess=True, seed=seed)
+    replay = new_game(http, forced_guess="fair", outside_guess=True, seed=seed)
     assert replay["seeded"] is True and replay["seed"] == seed
     again, replayed = _play_to_the_end(http, replay)
     assert [a["board"] for a in replayed] == [a["board"] for a in answers]
@@ -264,7 +258,7 @@ def test_a_drawn_seed_stays_secret_until_the_game_ends(http: httpx.Client) -> No
 def test_two_games_without_a_seed_do_not_share_draws(http: httpx.Client) -> None:
     boards = set()
     for _ in range(4):  # an opening shows a region: equal ones by chance are very rare
-        game = _new(http, width=16, height=16, mines=40, first_click="opening")
+        game = new_game(http, width=16, height=16, mines=40, first_click="opening")
         r = http.post(f"/api/games/{game['id']}/reveal", json={"x": 8, "y": 8},
                       headers=_auth(game))
         boards.add(tuple(r.json()["board"]))
@@ -323,7 +317,7 @@ def test_expiry_removes_finished_and_idle_games_only(tmp_path: Path) -> None:
 
 
 def test_long_poll_spectators_do_not_slow_moves(http: httpx.Client, live: LiveServer) -> None:
-    game = _new(http)
+    game = new_game(http)
     stop = threading.Event()
 
     def watch() -> None:

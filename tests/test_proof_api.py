@@ -9,14 +9,13 @@ from fastapi.testclient import TestClient
 from solver.knowledge import classify
 from solver.position import Position
 from tests import oracle
+from tests.apikit import new_game
 
 
 def _new(client: TestClient, **body: object) -> dict[str, Any]:
-    settings = {"width": 16, "height": 16, "mines": 40, "first_click": "opening", **body}
-    r = client.post("/api/games", json=settings)
-    assert r.status_code == 201, r.text
-    game: dict[str, Any] = r.json()
-    return game
+    """An Intermediate game that starts with an opening."""
+    intermediate: dict[str, object] = {"width": 16, "height": 16, "mines": 40}
+    return new_game(client, **{**intermediate, "first_click": "opening", **body})
 
 
 def _position(game: dict[str, Any]) -> Position:

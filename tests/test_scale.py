@@ -32,6 +32,7 @@ from server.game import Game, Rules
 from server.store import open_store
 from solver.position import Position
 from tests import oracle
+from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(400)
 
@@ -63,14 +64,6 @@ def pair(store_url: str) -> Iterator[tuple[LiveServer, LiveServer]]:
     yield a, b
     a.stop()
     b.stop()
-
-
-def _new(url: str, **body: object) -> dict[str, Any]:
-    r = httpx.post(f"{url}/api/games", json={"width": 9, "height": 9, "mines": 10, **body},
-                   timeout=30)
-    assert r.status_code == 201, r.text
-    game: dict[str, Any] = r.json()
-    return game
 
 
 class Spread:
@@ -127,7 +120,7 @@ def _check_acknowledged(spread: Spread, answers: list[tuple[str, httpx.Response]
 
 
 def test_parallel_flags_over_two_processes_lose_nothing(pair: tuple[LiveServer, ...]) -> None:
-    game = _new(pair[0].url, width=16, height=16, mines=40)
+    game = new_game(pair[0].url, width=16, height=16, mines=40)
     spread = Spread(pair, game)
     cells = [(x, y) for y in range(4) for x in range(16)][:50]
     try:
@@ -144,7 +137,7 @@ def test_parallel_flags_over_two_processes_lose_nothing(pair: tuple[LiveServer, 
 
 
 def test_parallel_reveals_and_chords_over_two_processes(pair: tuple[LiveServer, ...]) -> None:
-    game = _new(pair[0].url, width=30, height=16, mines=99, seed=5, first_click="opening")
+    game = new_game(pair[0].url, width=30, height=16, mines=99, seed=5, first_click="opening")
     spread = Spread(pair, game)
     try:
         first = spread.move("reveal", 15, 8)
@@ -178,7 +171,7 @@ def test_parallel_reveals_and_chords_over_two_processes(pair: tuple[LiveServer, 
 
 
 def test_kill_9_of_one_process_mid_load_loses_nothing(pair: tuple[LiveServer, ...]) -> None:
-    game = _new(pair[0].url, width=16, height=16, mines=40)
+    game = new_game(pair[0].url, width=16, height=16, mines=40)
     spread = Spread(pair, game)
     answers: list[tuple[str, httpx.Response]] = []
     lock = threading.Lock()
@@ -215,7 +208,7 @@ def test_rules_with_moves_and_undos_alternating_between_processes(
     verdict is checked against brute-force enumeration of the position it was made on."""
     rng = random.Random(7)
     for round_ in range(3):
-        game = _new(pair[0].url, width=5, height=4, mines=4, debug=True, seed=round_ + 1)
+        game = new_game(pair[0].url, width=5, height=4, mines=4, debug=True, seed=round_ + 1)
         spread = Spread(pair, game)
         try:
             g = spread.move("reveal", 2, 2, on=0).json()
@@ -253,7 +246,7 @@ def test_rules_with_moves_and_undos_alternating_between_processes(
 def test_a_long_poll_on_one_process_sees_a_move_made_on_the_other(
     pair: tuple[LiveServer, ...],
 ) -> None:
-    game = _new(pair[0].url)
+    game = new_game(pair[0].url)
     spread = Spread(pair, game)
     result: dict[str, float] = {}
 
@@ -280,7 +273,7 @@ def test_workers_on_one_port_lose_nothing(tmp_path: Path) -> None:
     """`kaboom serve --workers 2` on SQLite: parallel flags through one port."""
     server = LiveServer(tmp_path / "workers.db", workers=2).start()
     try:
-        game = _new(server.url, width=16, height=16, mines=40)
+        game = new_game(server.url, width=16, height=16, mines=40)
         spread = Spread((server,), game)
         cells = [(x, y) for y in range(4) for x in range(16)][:50]
         with ThreadPoolExecutor(16) as pool:

@@ -19,16 +19,10 @@ from bots.desktop.profiles.kaboom_page import KaboomPage
 from solver.advisor import decide
 from solver.knowledge import classify
 from solver.position import Move, Position
+from tests.apikit import new_game
 from tests.desktop.cli import kaboom_desktop
 
 pytestmark = pytest.mark.usefixtures("need_chromium")
-
-
-def _new_game(url: str, **body: object) -> dict[str, Any]:
-    reply = httpx.post(f"{url}/api/games", json=body, timeout=30)
-    reply.raise_for_status()
-    game: dict[str, Any] = reply.json()
-    return game
 
 
 def _player_url(url: str, game: dict[str, Any]) -> str:
@@ -59,7 +53,7 @@ def _show(seen: list[str], truth: list[str]) -> str:
 
 
 def test_page_read_cell_by_cell_through_a_won_game(xdisplay: str, kaboom_url: str) -> None:
-    game = _new_game(kaboom_url, width=16, height=16, mines=40, seed=20261122)
+    game = new_game(kaboom_url, width=16, height=16, mines=40, seed=20261122)
     page = _player_url(kaboom_url, game)
     with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
         position = session.start(page)
@@ -83,7 +77,7 @@ def test_page_read_cell_by_cell_through_a_won_game(xdisplay: str, kaboom_url: st
 
 
 def test_page_marks_and_a_loss_read_back(xdisplay: str, kaboom_url: str) -> None:
-    game = _new_game(kaboom_url, width=9, height=9, mines=10, seed=7, first_click="opening")
+    game = new_game(kaboom_url, width=9, height=9, mines=10, seed=7, first_click="opening")
     gid = game["id"]
     with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
         position = session.start(_player_url(kaboom_url, game))
@@ -115,7 +109,7 @@ def test_page_marks_and_a_loss_read_back(xdisplay: str, kaboom_url: str) -> None
 
 
 def test_driver_wins_page_games(xdisplay: str, kaboom_url: str) -> None:
-    game = _new_game(kaboom_url, width=16, height=16, mines=40, seed=99)
+    game = new_game(kaboom_url, width=16, height=16, mines=40, seed=99)
     with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
         record = session.play(_player_url(kaboom_url, game))
         # the next game through the page's own N key, with the page's new-game settings
@@ -130,7 +124,7 @@ def test_driver_wins_page_games(xdisplay: str, kaboom_url: str) -> None:
 def test_driver_gives_up_on_a_page_it_may_not_move(xdisplay: str, kaboom_url: str) -> None:
     """A spectator's page (no player token) ignores clicks: the game ends as an error
     after ``stall`` unchanged batches, instead of being clicked for hours."""
-    game = _new_game(kaboom_url, width=9, height=9, mines=10, seed=5)
+    game = new_game(kaboom_url, width=9, height=9, mines=10, seed=5)
     with DesktopSession(KaboomPage(), xdisplay, speed=0, settle=0.5, stall=3) as session:
         record = session.play(f"{kaboom_url}/games/{game['id']}")
     assert record.outcome == "error"
@@ -142,7 +136,7 @@ def test_driver_gives_up_on_a_page_it_may_not_move(xdisplay: str, kaboom_url: st
 def test_cli_stall_ends_a_game_that_takes_no_clicks(xdisplay: str, kaboom_url: str,
                                                     tmp_path: Path) -> None:
     """``kaboom bot desktop --stall N``: the command line sets the same limit."""
-    game = _new_game(kaboom_url, width=9, height=9, mines=10, seed=6)
+    game = new_game(kaboom_url, width=9, height=9, mines=10, seed=6)
     out = tmp_path / "games.jsonl"
     proc = kaboom_desktop("--game", "kaboom-page", "--game-id",
                           f"{kaboom_url}/games/{game['id']}", "--speed", "0", "--stall", "2",
