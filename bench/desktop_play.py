@@ -31,6 +31,7 @@ from bots.desktop.profiles.kaboom_page import KaboomPage
 from bots.desktop.profiles.sgt_mines import SgtMines
 from bots.desktop.xvfb import virtual_display
 from kaboom.testing import LiveServer
+from solver.position import neighbours
 
 
 def _drawn_mines(rows: tuple[str, ...]) -> frozenset[tuple[int, int]]:
@@ -49,8 +50,8 @@ def _numbers_right(rows: tuple[str, ...]) -> tuple[int, int]:
         for x, ch in enumerate(row):
             if ch.isdigit():
                 read += 1
-                around = sum((x + dx, y + dy) in mines for dx in (-1, 0, 1) for dy in (-1, 0, 1))
-                right += around == int(ch)
+                around = neighbours(x, y, len(row), len(rows))
+                right += sum(n in mines for n in around) == int(ch)
     return read, right
 
 

@@ -29,14 +29,10 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, sync_playwright
 
-from kaboom.testing import LiveServer
+from kaboom.testing import CHROMIUM_ARGS, LiveServer
 from solver.knowledge import KnowledgeEngine
 from solver.position import Position
 from solver.simulator import parse_board
-
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
 
 # Installed in the page: one sample per click that changed the board.
 PROBE = """() => {

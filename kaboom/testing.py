@@ -1,5 +1,5 @@
 """Real local services for the tests and the benchmarks: a free port, a ``kaboom serve``
-process and a throwaway PostgreSQL cluster.
+process, a throwaway PostgreSQL cluster, and the flags Debian's Chromium runs with.
 
 They live in the package, not in ``tests/``, so that the bench scripts start servers the
 same way the tests do without putting the checkout on ``sys.path``.
@@ -19,7 +19,19 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["LiveServer", "PostgresServer", "find_postgres", "free_port"]
+__all__ = ["CHROMIUM_ARGS", "LiveServer", "PostgresServer", "find_postgres", "free_port"]
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Headless Chromium under Playwright: Playwright cannot download its own browser here,
+and these flags keep Debian's quiet and offline."""
 
 
 def free_port() -> int:

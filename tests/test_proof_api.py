@@ -14,8 +14,8 @@ from tests.apikit import new_game
 
 def _new(client: TestClient, **body: object) -> dict[str, Any]:
     """An Intermediate game that starts with an opening."""
-    intermediate: dict[str, object] = {"width": 16, "height": 16, "mines": 40}
-    return new_game(client, **{**intermediate, "first_click": "opening", **body})
+    return new_game(client, **{"width": 16, "height": 16, "mines": 40, "first_click": "opening",
+                               **body})
 
 
 def _position(game: dict[str, Any]) -> Position:

@@ -12,20 +12,10 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
-from kaboom.testing import LiveServer
+from kaboom.testing import CHROMIUM_ARGS, LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("KABOOM_CHROMIUM", "/usr/bin/chromium")
-# Playwright cannot download its own browser here; these flags keep Debian's quiet and offline.
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 class Server(LiveServer):
