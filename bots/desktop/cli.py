@@ -152,8 +152,7 @@ def _look(args: argparse.Namespace, profile: object, display: str) -> int:
             snap = take_snapshot(profile, window, screen.capture_window(window))
         finally:
             if process is not None:
-                process.terminate()
-                process.wait(10)
+                profile.stop(process)
     print(snap.report())
     snap.save_png(args.png)
     print(f"wrote {args.png}")

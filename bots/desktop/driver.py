@@ -162,13 +162,8 @@ class DesktopSession:
         self.close()
 
     def _stop_process(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        if self.process is not None:
+            self.profile.stop(self.process)
         self.process = None
 
     # ------------------------------------------------------------------ starting games

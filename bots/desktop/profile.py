@@ -19,13 +19,17 @@ palette, never with fixed pixel coordinates.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
+import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -138,13 +142,29 @@ class Profile(ABC):
         return {}
 
     def launch(self, game_id: str | None, display: str) -> subprocess.Popen[bytes] | None:
-        """Starts the game on ``display``; returns the process (the caller ends it)."""
+        """Starts the game on ``display`` in a session of its own; returns the process
+        (the caller ends it and everything in its process group)."""
         cmd = self.command(game_id)
         if cmd is None:
             return None
         env = {**os.environ, **self.environment(), "DISPLAY": display}
         return subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+
+    def stop(self, process: subprocess.Popen[bytes]) -> None:
+        """Ends a game :meth:`launch` started, and every process it started in turn (a
+        browser's helpers would otherwise outlive it): SIGTERM to its process group,
+        SIGKILL to whatever is left after five seconds."""
+        group = process.returncode is None and _leads_group(process.pid)
+        _signal(process, group, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(5)
+        _signal(process, group, signal.SIGKILL)
+        process.wait(5)
+        deadline = time.monotonic() + 5
+        while group and _group_running(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)  # SIGKILL lands when the process next runs
 
     def find_window(self, screen: Screen, timeout: float = 10.0) -> Window:
         return screen.find_window(self.window_pattern, timeout)
@@ -344,3 +364,36 @@ def find_profile(name: str) -> Profile:
 def profile_names() -> list[str]:
     """The names of every installed profile."""
     return sorted(_entry_points())
+
+
+def _leads_group(pid: int) -> bool:
+    """Whether the process leads its own process group, as :meth:`Profile.launch` starts
+    games (a ``launch`` override may not)."""
+    try:
+        return os.getpgid(pid) == pid
+    except ProcessLookupError:
+        return False
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether a process of the group is still running (orphans' zombies wait for
+    whoever adopted them; they hold nothing)."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        state, _, pgrp = stat.rsplit(")", 1)[1].split()[:3]
+        if int(pgrp) == pgid and state != "Z":
+            return True
+    return False
+
+
+def _signal(process: subprocess.Popen[bytes], group: bool, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        if group:
+            os.killpg(process.pid, sig)
+        elif process.poll() is None:
+            process.send_signal(sig)

@@ -7,6 +7,7 @@ after every batch of clicks; the page's DOM is never looked at.
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,13 @@ def _show(seen: list[str], truth: list[str]) -> str:
 def test_page_read_cell_by_cell_through_a_won_game(xdisplay: str, kaboom_url: str) -> None:
     game = new_game(kaboom_url, width=16, height=16, mines=40, seed=20261122)
     page = _player_url(kaboom_url, game)
-    with DesktopSession(KaboomPage(), xdisplay, speed=0) as session:
+    profile = KaboomPage()
+    with DesktopSession(profile, xdisplay, speed=0) as session:
         position = session.start(page)
+        home = profile.profile_dir
+        assert home is not None
+        # Chromium's singleton socket lives in the profile, so it goes with it
+        assert Path(os.readlink(home / "SingletonSocket")).is_relative_to(home)
         assert session.grid is not None and session.grid.size == (16, 16)
         assert position.mines == 40
         assert list(position.rows) == game["board"]
@@ -74,6 +80,7 @@ def test_page_read_cell_by_cell_through_a_won_game(xdisplay: str, kaboom_url: st
         assert final["status"] == "won"
         assert session.profile.outcome(position) == "won"
         assert checks >= 2
+    assert not home.exists() and profile.profile_dir is None
 
 
 def test_page_marks_and_a_loss_read_back(xdisplay: str, kaboom_url: str) -> None:

@@ -19,9 +19,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 import tempfile
 import urllib.request
 from collections.abc import Mapping
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -69,15 +71,36 @@ class KaboomPage(Profile):
         if not game_id:
             return None
         exe = shutil.which("chromium") or shutil.which("chromium-browser") or "chromium"
-        self._profile_dir = tempfile.TemporaryDirectory(prefix="kaboom-chromium-",
-                                                        ignore_cleanup_errors=True)
         w, h = self.window_size
         return [exe, "--no-sandbox", "--test-type", f"--app={game_id}",
-                f"--user-data-dir={self._profile_dir.name}", f"--window-size={w},{h}",
+                f"--user-data-dir={self._profile()}", f"--window-size={w},{h}",
                 "--window-position=0,0", "--force-device-scale-factor=1", "--no-first-run",
                 "--no-default-browser-check", "--disable-gpu", "--disable-extensions",
                 "--disable-features=Translate", "--password-store=basic", "--noerrdialogs",
                 "--disable-session-crashed-bubble", "--disable-dev-shm-usage"]
+
+    def environment(self) -> dict[str, str]:
+        # Chromium keeps its singleton socket in a fresh directory under TMPDIR and does
+        # not remove it when terminated: inside the profile, it goes with the profile.
+        return {"TMPDIR": self._profile()}
+
+    def stop(self, process: subprocess.Popen[bytes]) -> None:
+        super().stop(process)
+        if self._profile_dir is not None:
+            self._profile_dir.cleanup()
+            self._profile_dir = None
+
+    @property
+    def profile_dir(self) -> Path | None:
+        """The running (or next) launch's Chromium profile, removed when it stops."""
+        return None if self._profile_dir is None else Path(self._profile_dir.name)
+
+    def _profile(self) -> str:
+        """A fresh, empty Chromium profile for the next launch (one per launch)."""
+        if self._profile_dir is None:
+            self._profile_dir = tempfile.TemporaryDirectory(prefix="kaboom-chromium-",
+                                                            ignore_cleanup_errors=True)
+        return self._profile_dir.name
 
     def next_game_id(self, game_id: str | None, index: int) -> str | None:
         return game_id if index == 0 else None  # later games: the page's own N key
