@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import statistics
@@ -38,7 +39,8 @@ from solver.advisor import decide
 
 ROOT = Path(__file__).resolve().parent.parent
 
-EXPERT: dict[str, Any] = {"width": 30, "height": 16, "mines": 99}
+EXPERT = Rules(width=30, height=16, mines=99)
+"""The boards every scale run plays; the HTTP players send the same three numbers."""
 
 
 Recorded = list[tuple[int, list[tuple[str, int, int]]]]
@@ -50,7 +52,7 @@ def record_games(count: int, first_seed: int = 1000) -> Recorded:
     service = GameService(MemoryStore(), Settings(db=":memory:"))
     games = []
     for seed in range(first_seed, first_seed + count):
-        game, token = service.create(Rules(**EXPERT, seed=seed))
+        game, token = service.create(dataclasses.replace(EXPERT, seed=seed))
         moves: list[tuple[str, int, int]] = []
         while game.status == "playing":
             decision = decide(game.position, outside_guess=False)
@@ -105,7 +107,8 @@ async def player(port: int, games: Recorded, until: float, out: dict[str, Any], 
         while time.monotonic() < until:
             seed, moves = games[i % len(games)]
             i += 1
-            body = json.dumps({**EXPERT, "seed": seed}).encode()
+            body = json.dumps({"width": EXPERT.width, "height": EXPERT.height,
+                               "mines": EXPERT.mines, "seed": seed}).encode()
             status, text = await conn.request("POST", "/api/games", body)
             assert status == 201, text[:200]
             created = json.loads(text)
@@ -161,10 +164,9 @@ def longpoll_latency(db: str, samples: int = 20) -> dict[str, Any]:
 
     import httpx
 
-    a, b = serve(db, 1).start(), serve(db, 1).start()
-    port_a, port_b = a.port, b.port
     delays = []
-    try:
+    with serve(db, 1) as a, serve(db, 1) as b:
+        port_a, port_b = a.port, b.port
         game = httpx.post(f"http://127.0.0.1:{port_b}/api/games",
                           json={"width": 16, "height": 16, "mines": 40}).json()
         auth = {"Authorization": f"Bearer {game['player_token']}"}
@@ -188,9 +190,6 @@ def longpoll_latency(db: str, samples: int = 20) -> dict[str, Any]:
             # woken by the move itself, not by the poll's own timeout
             assert woke["moves"] == i + 1, woke
             delays.append((woke["at"] - answered) * 1000)
-    finally:
-        a.stop()
-        b.stop()
     delays.sort()
     return {"longpoll_p50_ms": round(statistics.median(delays), 1),
             "longpoll_max_ms": round(delays[-1], 1), "samples": samples}
