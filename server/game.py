@@ -268,8 +268,8 @@ class Referee:
         knowledge = self.engine.classify(position, budget.share(CLASSIFY_SHARE))
         known, base = self.engine.known, knowledge.frontier
 
-        def layout(fixed: dict[Cell, bool], allow_none: bool = False) -> AbstractSet[Cell]:
-            return self._layout(position, rng, fixed, known, budget, base, allow_none)
+        def layout(fixed: dict[Cell, bool]) -> AbstractSet[Cell]:
+            return self._layout(position, rng, fixed, known, budget, base)
 
         def explode(g: Game, reason: LossReason, proof: Cell | None = None) -> Game:
             return self._explode(g, c, reason, proof, rng, known, budget, base)
@@ -279,8 +279,9 @@ class Referee:
             # Out of time before c was settled: never punish without a proof.  If c
             # can be safe at all it opens; if no layout has it safe it is a mine.
             self.timeouts += 1
-            drawn = layout({c: False}, allow_none=True)
-            if drawn is None:
+            try:
+                drawn = layout({c: False})
+            except InvalidPositionError:
                 return explode(game, LossReason.CERTAIN_MINE)
             return self._open(game, c, drawn)
         if status is Status.SAFE:
@@ -333,40 +334,35 @@ class Referee:
         known: dict[Cell, bool],
         budget: Budget,
         base: Frontier | None = None,
-        allow_none: bool = False,
     ) -> AbstractSet[Cell]:
         """Draws a consistent layout agreeing with ``fixed``: exactly uniform when the
         components can be counted in a share of the budget, else a randomised SAT model
         in what is left of it (:class:`BudgetExceededError` when that runs out too).
-        ``base`` is the position's frontier when the caller has it (saves a board scan)."""
+        ``base`` is the position's frontier when the caller has it (saves a board scan).
+        :class:`InvalidPositionError` when no layout agrees with ``fixed``."""
         try:
-            try:
-                return draw_layout(
-                    position,
-                    rng,
-                    fixed=fixed,
-                    known=known,
-                    budget=budget.share(COUNT_SHARE),
-                    counter=self.counter,
-                    base=base,
-                )
-            except BudgetExceededError:
-                # Counting was too large or too slow: a SAT model in the time left.
-                self.fallback_layouts += 1
-                left = budget.remaining()
-                return random_layout(
-                    position,
-                    rng,
-                    fixed=fixed,
-                    known=known,
-                    encoding=self.engine.encoding,
-                    budget=Budget(None if left is None else max(left, FALLBACK_FLOOR_S)),
-                    base=base,
-                )
-        except InvalidPositionError:
-            if allow_none:
-                return None  # type: ignore[return-value]
-            raise
+            return draw_layout(
+                position,
+                rng,
+                fixed=fixed,
+                known=known,
+                budget=budget.share(COUNT_SHARE),
+                counter=self.counter,
+                base=base,
+            )
+        except BudgetExceededError:
+            # Counting was too large or too slow: a SAT model in the time left.
+            self.fallback_layouts += 1
+            left = budget.remaining()
+            return random_layout(
+                position,
+                rng,
+                fixed=fixed,
+                known=known,
+                encoding=self.engine.encoding,
+                budget=Budget(None if left is None else max(left, FALLBACK_FLOOR_S)),
+                base=base,
+            )
 
     def _open(self, game: Game, c: Cell, layout: AbstractSet[Cell]) -> Game:
         w, h = game.rules.width, game.rules.height

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from server.game import Game, Rules
-from server.service import Analysis, Hint, Replay
+from server.service import Analysis, Hint, HintKind, Replay
 from solver.position import GameStatus, LossReason
 from solver.proof import Proof
 
@@ -260,7 +260,7 @@ class HintOut(BaseModel):
     """What to play next: ``safe`` with a proof, ``first_click`` (any cell is safe), or
     ``forced_guess`` with the cells of the lowest mine ``probability``."""
 
-    kind: Literal["safe", "first_click", "forced_guess"]
+    kind: HintKind
     cells: list[XY]
     proof: ProofOut | None = None
     probability: float | None = None
@@ -268,7 +268,7 @@ class HintOut(BaseModel):
     @classmethod
     def of(cls, hint: Hint) -> HintOut:
         return cls(
-            kind=hint.kind,  # type: ignore[arg-type]
+            kind=hint.kind,
             cells=[XY(x=x, y=y) for x, y in hint.cells],
             proof=ProofOut.of(hint.proof) if hint.proof else None,
             probability=hint.probability,

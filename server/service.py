@@ -20,11 +20,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Literal, TypeVar
 
 from server.admission import Gate
 from server.config import Settings
 from server.errors import ConflictError, MissingTokenError, NotPlayerError
-from server.game import Game, Referee, Rules, Step
+from server.game import Game, Referee, Rules
 from server.store import GameStore
 from solver.budget import Budget
 from solver.cache import CachePool
@@ -34,7 +35,12 @@ from solver.position import Cell, GameStatus, Move, Position
 from solver.probability import probabilities
 from solver.proof import Proof, prove
 
-__all__ = ["Analysis", "GameService", "Hint", "Replay", "token_hash"]
+__all__ = ["Analysis", "GameService", "Hint", "HintKind", "Replay", "token_hash"]
+
+HintKind = Literal["safe", "first_click", "forced_guess"]
+
+_Record = TypeVar("_Record")
+"""What a change hands its commit besides the two games (a move's undo step, or nothing)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +73,7 @@ class Hint:
     cell (the first click is safe); else a forced guess among the ``cells`` with the
     lowest mine ``probability`` (``None`` when it could not be computed in time)."""
 
-    kind: str  # "safe", "first_click" or "forced_guess"
+    kind: HintKind
     cells: tuple[Cell, ...]
     proof: Proof | None = None
     probability: float | None = None
@@ -170,8 +176,8 @@ class GameService:
         self,
         game_id: str,
         token: str | None,
-        compute: Callable[[Referee, Game], tuple[Game, Step | None]],
-        commit: Callable[[Game, Game, Step | None], bool],
+        compute: Callable[[Referee, Game], tuple[Game, _Record]],
+        commit: Callable[[Game, Game, _Record], bool],
     ) -> Game:
         """Computes a change on the stored game and commits it by compare-and-set,
         computing again on the fresh game when another process got there first."""
@@ -225,11 +231,11 @@ class GameService:
             game_id,
             token,
             lambda referee, game: referee.apply(game, move, budget),
-            lambda before, after, step: self.store.commit_move(before, after, step),  # type: ignore[arg-type]
+            self.store.commit_move,
         )
 
     def undo(self, game_id: str, token: str | None) -> Game:
-        def compute(referee: Referee, game: Game) -> tuple[Game, Step | None]:
+        def compute(referee: Referee, game: Game) -> tuple[Game, None]:
             if not game.undo_allowed:
                 raise IllegalMoveError("undo is offered after a loss or in a debug game")
             return referee.undo(game, self.store.last_step(game)), None
@@ -239,7 +245,7 @@ class GameService:
         )
 
     def _mark_assisted(self, game_id: str, token: str | None) -> Game:
-        def compute(referee: Referee, game: Game) -> tuple[Game, Step | None]:
+        def compute(referee: Referee, game: Game) -> tuple[Game, None]:
             if game.status is not GameStatus.PLAYING:
                 raise IllegalMoveError(f"the game is over ({game.status}); nothing to analyse")
             return replace(game, assisted=True), None

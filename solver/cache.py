@@ -14,7 +14,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, MutableMapping
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 __all__ = ["CachePool", "SizedCache"]
 
@@ -30,12 +30,12 @@ class CachePool:
         self.used = 0
         self.lock = threading.RLock()
         self._order: OrderedDict[tuple[int, Hashable], int] = OrderedDict()
-        self._caches: dict[int, weakref.ref[SizedCache]] = {}  # type: ignore[type-arg]
+        self._caches: dict[int, weakref.ref[SizedCache[Any, Any]]] = {}
 
     def _touch(self, cache_id: int, key: Hashable) -> None:
         self._order.move_to_end((cache_id, key))
 
-    def _add(self, cache: SizedCache, key: Hashable, size: int) -> None:  # type: ignore[type-arg]
+    def _add(self, cache: SizedCache[Any, Any], key: Hashable, size: int) -> None:
         self._caches.setdefault(id(cache), weakref.ref(cache))
         self._order[(id(cache), key)] = size
         self.used += size

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response, status
@@ -105,7 +106,8 @@ async def _authorize(service: GameService, game_id: str, token: str | None) -> N
         await run_in_threadpool(service.authorize, game_id, token)
 
 
-def _move(kind: MoveKind):  # type: ignore[no-untyped-def]
+def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
+    """The route for one kind of move (the four differ only in the kind)."""
     async def play(
         game_id: GameId, body: CellIn, service: ServiceDep, token: PlayerToken
     ) -> Response:

@@ -12,10 +12,19 @@ import collections
 import contextlib
 import json
 import sys
+from collections.abc import Iterable, Iterator
+from typing import Protocol
 
 from solver.bench.cluster import Cluster, ClusterError
 from solver.bench.results import ResultsFile, ResultsFileError
-from solver.bench.runner import Setup, Summary, game_seed, play_games, summarise
+from solver.bench.runner import (
+    GameResult,
+    Setup,
+    Summary,
+    game_seed,
+    play_games,
+    summarise,
+)
 from solver.simulator import PRESETS, preset
 
 __all__ = ["add_arguments", "board_arguments", "board_size", "run"]
@@ -42,12 +51,20 @@ def board_size(args: argparse.Namespace) -> tuple[int, int, int]:
     return args.width or width, args.height or height, args.mines or mines
 
 
-def progress_bar(args: argparse.Namespace, desc: str):  # type: ignore[no-untyped-def]
+class ProgressBar(Protocol):
+    """Passes the games through while drawing a bar of ``n`` games, ``initial`` of them
+    played before (a resumed run)."""
+
+    def __call__(self, it: Iterable[GameResult], n: int, initial: int = 0
+                 ) -> Iterator[GameResult]: ...
+
+
+def progress_bar(args: argparse.Namespace, desc: str) -> ProgressBar | None:
     if args.no_progress:
         return None
     from tqdm import tqdm
 
-    def wrap(it, n, initial=0):  # type: ignore[no-untyped-def]
+    def wrap(it: Iterable[GameResult], n: int, initial: int = 0) -> Iterator[GameResult]:
         wins = 0
         with tqdm(it, total=n, initial=initial, desc=desc, unit="game", file=sys.stderr,
                   smoothing=0.05) as bar:
