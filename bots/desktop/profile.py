@@ -154,8 +154,8 @@ class Profile(ABC):
 
     def stop(self, process: subprocess.Popen[bytes]) -> None:
         """Ends a game :meth:`launch` started, and every process it started in turn (a
-        browser's helpers would otherwise outlive it): SIGTERM to its process group,
-        SIGKILL to whatever is left after five seconds."""
+        browser's helpers would otherwise outlive it): SIGTERM to its process group, then
+        SIGKILL to whatever is left once the game has exited (or after five seconds)."""
         group = process.returncode is None and _leads_group(process.pid)
         _signal(process, group, signal.SIGTERM)
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -378,11 +378,13 @@ def _leads_group(pid: int) -> bool:
 def _group_running(pgid: int) -> bool:
     """Whether a process of the group is still running (orphans' zombies wait for
     whoever adopted them; they hold nothing)."""
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
+    try:
+        entries = [e.path for e in os.scandir("/proc") if e.name.isdigit()]
+    except OSError:  # no /proc: nothing to wait for
+        return False
+    for path in entries:
         try:
-            stat = Path(entry.path, "stat").read_text()
+            stat = Path(path, "stat").read_text()
         except OSError:
             continue
         state, _, pgrp = stat.rsplit(")", 1)[1].split()[:3]
