@@ -100,3 +100,29 @@ def values(
         if all(number_at(frozenset(mines), x, y) == n for (x, y), n in named):
             seen.add(cell in mines)
     return seen
+
+
+def win_chance(position: Position, lays: list[frozenset[Cell]], cells: list[Cell]) -> float:
+    """The best chance to win with ``lays`` equally likely and ``cells`` left to open,
+    by plain recursion: no memo, no pruning, every cell tried."""
+    def shows(c: Cell, lay: frozenset[Cell]) -> int:
+        return -1 if c in lay else sum(n in lay for n in position.neighbours(*c))
+
+    def value(state: list[frozenset[Cell]]) -> float:
+        undecided = [c for c in cells if len({c in lay for lay in state}) > 1]
+        if not undecided:
+            return 1.0
+        # a click that is always safe and always shows the same number changes nothing
+        useful = [c for c in cells if any(c not in lay for lay in state)
+                  and len({shows(c, lay) for lay in state}) > 1]
+        return max(after(c, state) for c in useful)
+
+    def after(c: Cell, state: list[frozenset[Cell]]) -> float:
+        split: dict[int, list[frozenset[Cell]]] = {}
+        for lay in state:
+            v = shows(c, lay)
+            if v >= 0:
+                split.setdefault(v, []).append(lay)
+        return sum(len(s) / len(state) * value(s) for s in split.values())
+
+    return value(lays)

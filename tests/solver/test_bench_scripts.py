@@ -9,10 +9,13 @@ leave the docs quoting commands that no longer run.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
 
+from solver.position import Position
+from tests import oracle
 from tests.benchkit import bench_usage_error, run_bench
 
 
@@ -116,3 +119,36 @@ def test_cluster_overhead_plays_the_same_games_on_the_cluster(tmp_path: Path) ->
     result = json.loads(out.read_text())
     assert result["same_results"] is True
     assert len(result["seconds"]["local"]) == len(result["seconds"]["cluster"]) == 2
+
+
+def _perfect(width: int, height: int, mines: int) -> float:
+    """Perfect play's win chance after a safe first click at (0, 0), by the oracle's
+    plain recursion over every layout (no memo, no pruning)."""
+    total, wins = 0, 0.0
+    for n in range(4):
+        rows = [str(n) + "#" * (width - 1)] + ["#" * width] * (height - 1)
+        position = Position.from_rows(rows, mines)
+        lays = list(oracle.layouts(position))
+        if lays:
+            total += len(lays)
+            wins += len(lays) * oracle.win_chance(position, lays, list(position.covered()))
+    return wins / total
+
+
+def test_perfect_play_bounds_every_profile_on_every_layout(tmp_path: Path) -> None:
+    out = tmp_path / "perfect.json"
+    run_bench("perfect_play.py", "--boards", "3x3/2", "4x3/2", "--profiles", "strong",
+              "fast,endgame_layouts=0,regions=0,lookahead=False", "--jobs", "2",
+              "--json", str(out))
+    rows = json.loads(out.read_text())["results"]
+    assert [r["board"] for r in rows] == ["3x3/2", "4x3/2"]
+    for row, (width, height, mines) in zip(rows, [(3, 3, 2), (4, 3, 2)], strict=True):
+        best = row["optimal"]
+        # every layout with (0, 0) free, played once by each profile
+        assert best["layouts"] == math.comb(width * height - 1, mines)
+        assert best["win"] == pytest.approx(_perfect(width, height, mines), abs=1e-12)
+        for name, got in row["profiles"].items():
+            assert got["games"] == best["layouts"], name
+            assert got["win"] <= best["win"] + 1e-12, name  # no one beats perfect play
+        # the exact search covers these boards whole: strong plays them perfectly
+        assert row["profiles"]["strong"]["won"] == round(best["win"] * best["layouts"])

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from solver.endgame import Endgame, best_move, layouts
-from solver.position import Cell, Position
+from solver.position import Position
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 
@@ -81,31 +81,6 @@ def test_two_cells_one_mine_then_certain() -> None:
     assert win == pytest.approx(2 / 3) and cell in {(2, 0), (2, 1)}
 
 
-def _naive_win(position: Position, lays: list[frozenset[Cell]], cells: list[Cell]) -> float:
-    """The game's value by plain recursion: no memo, no pruning, every cell tried."""
-    def shows(c: Cell, lay: frozenset[Cell]) -> int:
-        return -1 if c in lay else sum(n in lay for n in position.neighbours(*c))
-
-    def value(state: list[frozenset[Cell]]) -> float:
-        undecided = [c for c in cells if len({c in lay for lay in state}) > 1]
-        if not undecided:
-            return 1.0
-        # a click that is always safe and always shows the same number changes nothing
-        useful = [c for c in cells if any(c not in lay for lay in state)
-                  and len({shows(c, lay) for lay in state}) > 1]
-        return max(after(c, state) for c in useful)
-
-    def after(c: Cell, state: list[frozenset[Cell]]) -> float:
-        split: dict[int, list[frozenset[Cell]]] = {}
-        for lay in state:
-            v = shows(c, lay)
-            if v >= 0:
-                split.setdefault(v, []).append(lay)
-        return sum(len(s) / len(state) * value(s) for s in split.values())
-
-    return value(lays)
-
-
 @settings(max_examples=60, deadline=None)
 @given(params=boards)
 def test_win_chance_equals_plain_recursion(params: BoardParams) -> None:
@@ -119,4 +94,4 @@ def test_win_chance_equals_plain_recursion(params: BoardParams) -> None:
     if found is None:  # nothing to click: every covered cell is a mine
         assert all(c in lay for c in cells for lay in lays)
         return
-    assert found[1] == pytest.approx(_naive_win(position, lays, cells), abs=1e-9)
+    assert found[1] == pytest.approx(oracle.win_chance(position, lays, cells), abs=1e-9)
