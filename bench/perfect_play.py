@@ -14,7 +14,8 @@ exact search is out of reach; these boards at Expert's density (about 0.2) only
 bound how much better play can be where it can be computed.
 
 Memory grows fast with the board: 5x5/5's largest search (the corner showing 1, 17,955
-layouts) holds 18.9 GB at its peak, 5x5/4's (3,990 layouts) 0.64 GB.
+layouts) holds 18.9 GB at its peak, 5x5/4's (3,990 layouts) 0.64 GB; ``--max-layouts``
+(50,000 by default) refuses a board before it starts.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import multiprocessing
 import os
 import time
@@ -118,7 +120,16 @@ def main() -> None:
     parser.add_argument("--profiles", nargs="+", default=["strong", "fast"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", metavar="PATH")
+    parser.add_argument("--max-layouts", type=int, default=50_000,
+                        help="refuse boards with more layouts (5x5/5's 42,504 peak at "
+                             "18.9 GB of memory)")
     args = parser.parse_args()
+    for spec in args.boards:
+        width, height, mines = parse_board(spec)
+        count = math.comb(width * height - 1, mines)
+        if count > args.max_layouts:
+            parser.error(f"{spec} has {count:,} layouts, more than --max-layouts "
+                         f"{args.max_layouts:,}; its search would need far more memory")
     profiles = [parse_profile(p) for p in args.profiles]
     rows = []
     for spec in args.boards:

@@ -152,3 +152,8 @@ def test_perfect_play_bounds_every_profile_on_every_layout(tmp_path: Path) -> No
             assert got["win"] <= best["win"] + 1e-12, name  # no one beats perfect play
         # the exact search covers these boards whole: strong plays them perfectly
         assert row["profiles"]["strong"]["won"] == round(best["win"] * best["layouts"])
+
+
+def test_perfect_play_refuses_a_board_too_large_to_search() -> None:
+    message = bench_usage_error("perfect_play.py", "--boards", "4x4/3", "6x6/6")
+    assert "6x6/6 has 1,623,160 layouts" in message
