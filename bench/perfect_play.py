@@ -33,18 +33,11 @@ from typing import Any
 from solver.endgame import Endgame, layouts
 from solver.position import Cell, FirstClick, GameStatus, Move, MoveKind, Position
 from solver.session import Solver
-from solver.simulator import SimulatedGame
+from solver.simulator import SimulatedGame, parse_board
 
 from solver_compare import parse_profile
 
 FIRST: Cell = (0, 0)
-
-
-def parse_board(spec: str) -> tuple[int, int, int]:
-    """``'5x5/5'`` -> (5, 5, 5)."""
-    size, _, mines = spec.partition("/")
-    width, _, height = size.partition("x")
-    return int(width), int(height), int(mines)
 
 
 def optimal(width: int, height: int, mines: int, jobs: int) -> dict[str, Any]:
@@ -63,7 +56,7 @@ def optimal(width: int, height: int, mines: int, jobs: int) -> dict[str, Any]:
 
 
 def _search(task: tuple[int, int, int, int]) -> dict[str, Any] | None:
-    """The exact search once (0, 0) shows ``n``; ``None`` if it cannot."""
+    """The exact search once (0, 0) shows ``n``; ``None`` when no layout shows it."""
     width, height, mines, n = task
     rows = ["#" * width] * height
     position = Position.from_rows([str(n) + rows[0][1:], *rows[1:]], mines)
@@ -125,7 +118,10 @@ def main() -> None:
                              "18.9 GB of memory)")
     args = parser.parse_args()
     for spec in args.boards:
-        width, height, mines = parse_board(spec)
+        try:
+            width, height, mines = parse_board(spec)
+        except ValueError as e:
+            parser.error(str(e))
         count = math.comb(width * height - 1, mines)
         if count > args.max_layouts:
             parser.error(f"{spec} has {count:,} layouts, more than --max-layouts "
