@@ -31,7 +31,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from solver.endgame import Endgame, layouts
-from solver.position import Cell, FirstClick, GameStatus, Move, MoveKind, Position
+from solver.position import (
+    Cell,
+    CellState,
+    FirstClick,
+    GameStatus,
+    Move,
+    MoveKind,
+    Position,
+    neighbours,
+)
 from solver.session import Solver
 from solver.simulator import SimulatedGame, parse_board
 
@@ -44,12 +53,11 @@ def optimal(width: int, height: int, mines: int, jobs: int) -> dict[str, Any]:
     """The best win chance after a safe first click at (0, 0): one exact search per
     number it may show, each in a process of its own (a search's memo can take
     gigabytes, given back when its process ends)."""
-    by_number: dict[int, dict[str, Any]] = {}
-    tasks = [(width, height, mines, n) for n in range(9)]
+    numbers = range(len(list(neighbours(*FIRST, width, height))) + 1)
+    tasks = [(width, height, mines, n) for n in numbers]
     with multiprocessing.get_context("fork").Pool(max(jobs, 1), maxtasksperchild=1) as pool:
-        for n, found in zip(range(9), pool.map(_search, tasks, chunksize=1), strict=True):
-            if found is not None:
-                by_number[n] = found
+        found = pool.map(_search, tasks, chunksize=1)
+    by_number = {n: f for n, f in zip(numbers, found, strict=True) if f is not None}
     total = sum(f["layouts"] for f in by_number.values())
     wins = sum(f["layouts"] * f["win"] for f in by_number.values())
     return {"layouts": total, "win": wins / total, "by_number": by_number}
@@ -88,7 +96,7 @@ def play(task: tuple[int, int, int, str, frozenset[Cell]]) -> bool:
         if not decision.moves:
             break
         for move in decision.moves:
-            if move.kind is MoveKind.REVEAL and not game.position().is_covered(*move.cell):
+            if move.kind is MoveKind.REVEAL and game.char(*move.cell) != CellState.COVERED:
                 continue  # opened meanwhile by a flood fill
             if game.play(move) is not GameStatus.PLAYING:
                 break
