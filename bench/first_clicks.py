@@ -20,23 +20,12 @@ import multiprocessing
 import statistics
 import time
 
-from solver.bench.runner import game_seed, wilson
-from solver.position import CellState, FirstClick, GameStatus, MoveKind
+from solver.bench.runner import game_seed, play_out, wilson
+from solver.position import CellState, FirstClick, GameStatus
 from solver.session import Solver
 from solver.simulator import SimulatedGame, preset
 
 from solver_compare import mcnemar
-
-
-def finish(game: SimulatedGame, solver: Solver) -> bool:
-    while game.outcome is GameStatus.PLAYING:
-        d = solver.decide(game.position())
-        for move in d.moves:
-            if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != CellState.COVERED:
-                continue
-            if game.play(move) is not GameStatus.PLAYING:
-                break
-    return game.outcome is GameStatus.WON
 
 
 def play_seed(args: tuple[str, str, tuple[int, int], str, list[tuple[int, int]], str, int]
@@ -55,12 +44,9 @@ def play_seed(args: tuple[str, str, tuple[int, int], str, list[tuple[int, int]],
     for cell in cells:
         game = copy.deepcopy(base)
         solver = Solver(profile, first_click=FirstClick(rule))
-        if game.char(*cell) != CellState.COVERED:
-            wins.append(finish(game, solver))
-            continue
-        game.reveal(*cell)
-        wins.append(game.outcome is GameStatus.WON or
-                    (game.outcome is GameStatus.PLAYING and finish(game, solver)))
+        if game.char(*cell) == CellState.COVERED:  # else opened by the first click
+            game.reveal(*cell)
+        wins.append(play_out(game, solver) is GameStatus.WON)
     return seed, wins, time.process_time() - start
 
 

@@ -47,13 +47,12 @@ from tqdm import tqdm
 
 from solver.advisor import decide
 from solver.bench.results import ResultsFileError, SeedLog
-from solver.bench.runner import game_seed
-from solver.position import Cell, CellState, FirstClick, GameStatus, MoveKind, Position
+from solver.bench.runner import game_seed, play_out
+from solver.position import Cell, FirstClick, GameStatus, Position
 from solver.probability import sample_layout
 from solver.session import Solver
 from solver.simulator import SimulatedGame, preset
 
-from first_clicks import finish
 from solver_compare import parse_profile
 
 STAGES = (("early", 350), ("middle", 150), ("late", 0))
@@ -111,9 +110,8 @@ def rollouts(position: Position, cells: list[Cell], layouts: int, profile: str,
                 continue
             game = SimulatedGame.resume(position, layout)
             game.reveal(*cell)
-            row.append(game.outcome is GameStatus.WON or (
-                game.outcome is GameStatus.PLAYING
-                and finish(game, Solver(profile, first_click=FirstClick(rule)))))
+            solver = Solver(profile, first_click=FirstClick(rule))
+            row.append(play_out(game, solver) is GameStatus.WON)
         won.append(row)
     return won
 
@@ -154,11 +152,7 @@ def play_seed(args: tuple[str, str, str, int, int, float, int, int]
                 won = rollouts(position, cells, layouts, profile, rule, rng)
                 found.append(Measured(seed, game.covered, cells, [probs[c] for c in cells],
                                       [sum(r) for r in won], split_gain(won)))
-        for move in d.moves:
-            if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != CellState.COVERED:
-                continue
-            if game.play(move) is not GameStatus.PLAYING:
-                break
+        game.play_all(d.moves)
     return seed, found, time.process_time() - start
 
 

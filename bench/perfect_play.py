@@ -30,10 +30,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from solver.bench.runner import play_out
 from solver.endgame import Endgame, layouts
 from solver.position import (
     Cell,
-    CellState,
     FirstClick,
     GameStatus,
     Move,
@@ -90,17 +90,7 @@ def play(task: tuple[int, int, int, str, frozenset[Cell]]) -> bool:
     start = Position.from_rows(["#" * width] * height, mines)
     game = SimulatedGame.resume(start, layout)
     game.play(Move(MoveKind.REVEAL, *FIRST))
-    solver = Solver(profile, first_click=FirstClick.SAFE)
-    while game.outcome is GameStatus.PLAYING:
-        decision = solver.decide(game.position())
-        if not decision.moves:
-            break
-        for move in decision.moves:
-            if move.kind is MoveKind.REVEAL and game.char(*move.cell) != CellState.COVERED:
-                continue  # opened meanwhile by a flood fill
-            if game.play(move) is not GameStatus.PLAYING:
-                break
-    return game.outcome is GameStatus.WON
+    return play_out(game, Solver(profile, first_click=FirstClick.SAFE)) is GameStatus.WON
 
 
 def played(width: int, height: int, mines: int, profile: str, jobs: int) -> dict[str, Any]:

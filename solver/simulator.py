@@ -15,6 +15,7 @@ the same game.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
 from solver.errors import IllegalMoveError, InvalidMoveError
 from solver.position import (
@@ -150,6 +151,18 @@ class SimulatedGame:
         if move.kind is MoveKind.CHORD:
             return self._chord(move.x, move.y)
         return self.reveal(move.x, move.y)
+
+    def play_all(self, moves: Iterable[Move]) -> GameStatus:
+        """Plays a decision's moves in order until the game ends; a reveal of a cell
+        that a flood fill opened meanwhile is skipped, as a player would."""
+        for move in moves:
+            if self.outcome is not GameStatus.PLAYING:
+                break
+            opened = (move.kind is MoveKind.REVEAL and 0 <= move.x < self.width
+                      and 0 <= move.y < self.height and self._board[move.y][move.x] != COVERED)
+            if not opened:
+                self.play(move)
+        return self.outcome
 
     def reveal(self, x: int, y: int) -> GameStatus:
         """Opens ``(x, y)`` (flood-filling zeros); a mine loses the game."""

@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 
 from solver.approx import approximate
-from solver.position import CellState, FirstClick, GameStatus, MoveKind
+from solver.position import FirstClick, GameStatus
 from solver.session import Solver
 from solver.simulator import SimulatedGame
 
 __all__ = [
-    "GameResult", "Setup", "Summary", "game_seed", "play_game", "play_games", "run_games",
-    "summarise", "wilson",
+    "GameResult", "Setup", "Summary", "game_seed", "play_game", "play_games", "play_out",
+    "run_games", "summarise", "wilson",
 ]
 
 
@@ -78,6 +78,17 @@ def game_seed(seed: int, index: int) -> int:
     return seed * 1_000_003 + index
 
 
+def play_out(game: SimulatedGame, solver: Solver) -> GameStatus:
+    """Plays ``game`` to its end with ``solver``'s moves (what-ifs and whole-board
+    measurements that set their game up themselves)."""
+    while game.outcome is GameStatus.PLAYING:
+        d = solver.decide(game.position())
+        if not d.moves:
+            break
+        game.play_all(d.moves)
+    return game.outcome
+
+
 def play_game(
     width: int,
     height: int,
@@ -110,11 +121,7 @@ def play_game(
                 assert game.layout is not None
                 rough = approximate(position).cells[m.cell]
                 predictions.append((d.probabilities[m.cell], rough, m.cell in game.layout))
-        for move in d.moves:
-            if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != CellState.COVERED:
-                continue  # opened meanwhile by a flood fill
-            if game.play(move) is not GameStatus.PLAYING:
-                break
+        game.play_all(d.moves)
     seconds = time.perf_counter() - start
     cpu = time.process_time() - cpu_start
     return GameResult(

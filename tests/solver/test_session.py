@@ -10,7 +10,7 @@ import pytest
 from solver.advisor import decide
 from solver.errors import InvalidPositionError
 from solver.frontier import FrontierTracker, components, frontier_of
-from solver.position import GameStatus, MoveKind, Position
+from solver.position import GameStatus, Position
 from solver.session import Solver
 from solver.simulator import SimulatedGame
 
@@ -94,8 +94,4 @@ def test_solver_makes_the_stateless_moves(
             position = game.position()
             d = solver.decide(position)
             assert d == decide(position, profile=profile, first_click=first), position
-            for move in d.moves:
-                if move.kind is MoveKind.REVEAL and game.char(move.x, move.y) != "#":
-                    continue
-                if game.play(move) is not GameStatus.PLAYING:
-                    break
+            game.play_all(d.moves)

@@ -8,7 +8,7 @@ from itertools import combinations, product
 
 import pytest
 
-from solver.position import GameStatus, Move, neighbours
+from solver.position import GameStatus, Move, Position, neighbours
 from solver.simulator import SimulatedGame, parse_board, preset
 
 
@@ -90,6 +90,17 @@ def test_resume_continues_the_same_game_on_its_layout() -> None:
                 assert copy.reveal(x, y) is game.reveal(x, y)
                 assert copy.position() == game.position()
     assert copy.outcome is GameStatus.WON
+
+
+def test_play_all_skips_what_a_flood_fill_opened_and_stops_at_the_end() -> None:
+    """A decision's later reveals may name cells an earlier one flooded open, and its
+    moves after a lost click are never played."""
+    blank = Position.from_rows(["####"] * 4, 3)
+    game = SimulatedGame.resume(blank, frozenset({(3, 2), (0, 3), (3, 3)}))
+    moves = [Move.reveal(0, 0), Move.reveal(3, 0), Move.reveal(3, 3), Move.reveal(1, 3)]
+    assert game.play_all(moves) is GameStatus.LOST
+    assert game.char(3, 0) == "0" and game.char(1, 3) == "#"
+    assert game.moves == 2  # (3, 0) skipped, (1, 3) never played
 
 
 def test_resume_refuses_a_layout_that_disagrees() -> None:
