@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -168,6 +169,9 @@ def _stop(proc: subprocess.Popen[bytes], grace: float) -> None:
 
 
 def _dask(log: Path, *args: str) -> subprocess.Popen[bytes]:
+    """One ``dask`` command, its scratch space in the log's folder (by default it
+    leaves ``dask-scratch-space`` in the system's temporary folder)."""
+    env = {**os.environ, "DASK_TEMPORARY_DIRECTORY": str(log.parent)}
     with open(log, "wb") as fh:
         return subprocess.Popen([sys.executable, "-m", "dask", *args], stdout=fh,
-                                stderr=subprocess.STDOUT)
+                                stderr=subprocess.STDOUT, env=env)

@@ -10,6 +10,7 @@ import json
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,3 +90,16 @@ def test_interrupted_cluster_run_resumes(
 def test_unreachable_or_malformed_address_is_a_clear_error(address: str) -> None:
     with pytest.raises(ClusterError, match=f"cannot reach a Dask scheduler at {address}"):
         Cluster(address, timeout=1)
+
+
+def test_local_cluster_leaves_nothing_in_the_temporary_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its logs and Dask's scratch space live in one folder, removed when it stops."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with local_cluster(workers=1) as address:
+        assert address.startswith("tcp://127.0.0.1:")
+        (folder,) = tmp_path.iterdir()
+        assert (folder / "scheduler.log").exists()
+    assert list(tmp_path.iterdir()) == []
