@@ -1,7 +1,8 @@
 """How far from perfect play: boards small enough to solve whole, every layout played.
 
 Usage: python bench/perfect_play.py --boards 4x4/3 5x5/4 5x5/5 --jobs 2 \
-           --profiles strong fast 'strong,endgame_layouts=0' --json out.json
+           --profiles strong fast 'strong,endgame_layouts=0' [--shortfalls 7000] \
+           --json out.json
 
 Under the safe-first-click rule with the first click at (0, 0), every layout without a
 mine there is equally likely.  On a board this small the exact win search
@@ -12,6 +13,11 @@ side, and the gap is the headroom left by its guesses on that board.  (The searc
 checked against plain recursion in tests/solver/test_endgame.py.)  On Expert the
 exact search is out of reach; these boards at Expert's density (about 0.2) only
 bound how much better play can be where it can be computed.
+
+``--shortfalls`` says where a profile's missing wins are: each position where it
+guessed without its exact search is searched too, and the exact value of its cell is
+compared with the best cell's.  Found this way, the missing wins add up to the whole
+gap (a test checks it on 4x4/4).
 
 Memory grows fast with the board: 5x5/5's largest search (the corner showing 1, 17,955
 layouts) holds 18.9 GB at its peak, 5x5/4's (3,990 layouts) 0.64 GB; ``--max-layouts``
@@ -27,6 +33,7 @@ import math
 import multiprocessing
 import os
 import time
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -43,6 +50,7 @@ from solver.position import (
 )
 from solver.session import Solver
 from solver.simulator import SimulatedGame, parse_board
+from solver.strategy import Decision
 
 from solver_compare import parse_profile
 
@@ -84,16 +92,38 @@ def all_layouts(width: int, height: int, mines: int) -> Iterator[frozenset[Cell]
     return (frozenset(c) for c in itertools.combinations(cells, mines))
 
 
-def play(task: tuple[int, int, int, str, frozenset[Cell]]) -> bool:
-    """One game of ``profile`` on a fixed layout, first click at (0, 0)."""
+class Recording(Solver):
+    """A solver that notes where it guessed without its exact search, and what."""
+
+    def __init__(self, profile: str) -> None:
+        super().__init__(profile, first_click=FirstClick.SAFE)
+        self.guesses: list[tuple[tuple[str, ...], Cell]] = []
+
+    def decide(self, position: Position, *, probabilities: bool = False,
+               flag_mines: bool = False, budget_s: float | None = None) -> Decision:
+        d = super().decide(position, probabilities=probabilities, flag_mines=flag_mines,
+                           budget_s=budget_s)
+        if not d.certain and d.algorithm != "endgame":
+            cell = next(m.cell for m in d.moves if m.kind is MoveKind.REVEAL)
+            self.guesses.append((position.rows, cell))
+        return d
+
+
+def play(task: tuple[int, int, int, str, frozenset[Cell]]
+         ) -> tuple[bool, list[tuple[tuple[str, ...], Cell]]]:
+    """One game of ``profile`` on a fixed layout, first click at (0, 0): whether it was
+    won, and the guesses made without the exact search."""
     width, height, mines, profile, layout = task
     start = Position.from_rows(["#" * width] * height, mines)
     game = SimulatedGame.resume(start, layout)
     game.play(Move(MoveKind.REVEAL, *FIRST))
-    return play_out(game, Solver(profile, first_click=FirstClick.SAFE)) is GameStatus.WON
+    solver = Recording(profile)
+    return play_out(game, solver) is GameStatus.WON, solver.guesses
 
 
-def played(width: int, height: int, mines: int, profile: str, jobs: int) -> dict[str, Any]:
+def played(width: int, height: int, mines: int, profile: str, jobs: int
+           ) -> tuple[dict[str, Any], Counter[tuple[tuple[str, ...], Cell]]]:
+    """The profile's figures on every layout, and how many games made each guess."""
     tasks = ((width, height, mines, profile, lay) for lay in all_layouts(width, height, mines))
     t = time.perf_counter()
     if jobs <= 1:
@@ -101,8 +131,60 @@ def played(width: int, height: int, mines: int, profile: str, jobs: int) -> dict
     else:
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             results = list(pool.imap(play, tasks, chunksize=64))
-    return {"games": len(results), "won": sum(results), "win": sum(results) / len(results),
-            "wall_s": round(time.perf_counter() - t, 1)}
+    won = sum(w for w, _ in results)
+    guesses = Counter(g for _, made in results for g in made)
+    return ({"games": len(results), "won": won, "win": won / len(results),
+             "wall_s": round(time.perf_counter() - t, 1)}, guesses)
+
+
+def shortfalls(mines: int, guesses: Counter[tuple[tuple[str, ...], Cell]], jobs: int,
+               limit: int) -> dict[str, Any]:
+    """Where the profile's guesses lose wins: at each position where it guessed without
+    its exact search, the exact search's value of its cell against the best cell's.
+
+    A position is reached by exactly the layouts that fit it (the profile decides
+    from the position alone), so its missing wins are its layout count times the gap;
+    summed over every guess, they are the whole gap to perfect play (a safe click
+    loses nothing, and neither does the profile's own exact search).  Positions with
+    more than ``limit`` layouts are not searched (memory)."""
+    tasks = [(rows, mines, cell, limit) for rows, cell in guesses]
+    with multiprocessing.get_context("fork").Pool(max(jobs, 1), maxtasksperchild=1) as pool:
+        found = pool.map(_regret, tasks, chunksize=1)
+    evaluated, skipped = [], 0
+    for visits, got in zip(guesses.values(), found, strict=True):
+        if got is None:
+            skipped += visits
+        else:
+            evaluated.append({**got, "games": visits})
+    evaluated.sort(key=lambda r: -r["missing_wins"])
+    return {"missing_wins": sum(r["missing_wins"] for r in evaluated),
+            "guess_positions": len(guesses), "games_at_unsearched_guesses": skipped,
+            "worst": [r for r in evaluated if r["missing_wins"] > 1e-9][:10]}
+
+
+def _regret(task: tuple[tuple[str, ...], int, Cell, int]) -> dict[str, Any] | None:
+    rows, mines, cell, limit = task
+    position = Position.from_rows(rows, mines)
+    found = layouts(position, limit=limit)
+    if found is None:
+        return None
+    search = Endgame(position, found, list(position.covered()), node_limit=10**9)
+    best, chosen = search.best(), search.best([cell])
+    assert best is not None and chosen is not None
+    return {"rows": list(rows), "layouts": len(found), "chosen": cell, "chosen_win": chosen[1],
+            "best": best[0], "best_win": best[1],
+            "missing_wins": len(found) * max(best[1] - chosen[1], 0.0)}
+
+
+def _print_shortfalls(found: dict[str, Any], missing: float) -> None:
+    print(f"    {found['missing_wins']:.1f} of its {missing:.1f} missing wins found at "
+          f"{found['guess_positions']:,} guess positions; "
+          f"{found['games_at_unsearched_guesses']:,} games met a guess too large to search",
+          flush=True)
+    for r in found["worst"][:5]:
+        print(f"    {r['missing_wins']:.1f}: {r['layouts']:,} layouts, chose {r['chosen']} "
+              f"({100 * r['chosen_win']:.2f} %), best {r['best']} ({100 * r['best_win']:.2f} %): "
+              + " / ".join(r["rows"]), flush=True)
 
 
 def main() -> None:
@@ -114,6 +196,10 @@ def main() -> None:
     parser.add_argument("--max-layouts", type=int, default=50_000,
                         help="refuse boards with more layouts (5x5/5's 42,504 peak at "
                              "18.9 GB of memory)")
+    parser.add_argument("--shortfalls", type=int, default=0, metavar="LAYOUTS",
+                        help="also search every position where a profile guessed without "
+                             "its exact search, up to LAYOUTS layouts (6,120 took 6 min), "
+                             "and report where its wins go missing")
     args = parser.parse_args()
     for spec in args.boards:
         try:
@@ -134,12 +220,16 @@ def main() -> None:
               f"layouts ({cpu:.1f} s of CPU)", flush=True)
         row: dict[str, Any] = {"board": spec, "optimal": best, "profiles": {}}
         for name in profiles:
-            got = played(width, height, mines, name, args.jobs)
+            got, guesses = played(width, height, mines, name, args.jobs)
             gap = round(100 * (best["win"] - got["win"]), 9) + 0.0  # no "-0.000"
             print(f"  {name}: {got['won']:,} / {got['games']:,} = {100 * got['win']:.3f} % "
                   f"({gap:+.3f} points below perfect; {got['wall_s']} s)", flush=True)
             assert got["games"] == best["layouts"]
             row["profiles"][name] = {**got, "points_below_perfect": round(gap, 4)}
+            if args.shortfalls:
+                found = shortfalls(mines, guesses, args.jobs, args.shortfalls)
+                row["profiles"][name]["shortfalls"] = found
+                _print_shortfalls(found, max(best["win"] * best["layouts"] - got["won"], 0.0))
         rows.append(row)
     if args.json:
         settings = {**vars(args), "load": os.getloadavg()[0]}

@@ -154,6 +154,29 @@ def test_perfect_play_bounds_every_profile_on_every_layout(tmp_path: Path) -> No
         assert row["profiles"]["strong"]["won"] == round(best["win"] * best["layouts"])
 
 
+def test_perfect_play_finds_every_missing_win_at_the_guesses(tmp_path: Path) -> None:
+    """The missing wins found position by position add up to the whole gap to perfect
+    play: safe clicks and the exact search lose nothing, so every lost win is a guess's."""
+    out = tmp_path / "shortfalls.json"
+    weak = "fast,endgame_layouts=0,regions=0,lookahead=False"
+    run_bench("perfect_play.py", "--boards", "4x4/4", "--profiles", weak, "strong",
+              "--shortfalls", "2000", "--jobs", "2", "--json", str(out))
+    (row,) = json.loads(out.read_text())["results"]
+    perfect_wins = row["optimal"]["win"] * row["optimal"]["layouts"]
+    got = row["profiles"][weak]
+    found = got["shortfalls"]
+    assert perfect_wins - got["won"] > 60  # a weak guess: many wins go missing
+    assert found["missing_wins"] == pytest.approx(perfect_wins - got["won"], abs=1e-6)
+    assert found["games_at_unsearched_guesses"] == 0
+    for r in found["worst"]:
+        assert r["games"] == r["layouts"]  # reached by exactly the layouts that fit it
+        assert r["best_win"] > r["chosen_win"]
+        assert r["missing_wins"] == pytest.approx(r["layouts"] * (r["best_win"] - r["chosen_win"]))
+    # strong's exact search covers 4x4/4 whole: no guess of its own, nothing missing
+    assert row["profiles"]["strong"]["won"] == round(perfect_wins)
+    assert row["profiles"]["strong"]["shortfalls"]["guess_positions"] == 0
+
+
 def test_perfect_play_refuses_a_board_too_large_to_search() -> None:
     message = bench_usage_error("perfect_play.py", "--boards", "4x4/3", "6x6/6")
     assert "6x6/6 has 1,623,160 layouts" in message
