@@ -198,8 +198,8 @@ def main() -> None:
                              "18.9 GB of memory)")
     parser.add_argument("--shortfalls", type=int, default=0, metavar="LAYOUTS",
                         help="also search every position where a profile guessed without "
-                             "its exact search, up to LAYOUTS layouts (6,120 took 6 min), "
-                             "and report where its wins go missing")
+                             "its exact search, up to LAYOUTS layouts (docs/solver.md used "
+                             "7,000), and report where its wins go missing")
     args = parser.parse_args()
     for spec in args.boards:
         try:
