@@ -106,7 +106,7 @@ def win_chance(position: Position, lays: list[frozenset[Cell]], cells: list[Cell
     """The best chance to win with ``lays`` equally likely and ``cells`` left to open,
     by plain recursion: no memo, no pruning, every cell tried."""
     def shows(c: Cell, lay: frozenset[Cell]) -> int:
-        return -1 if c in lay else sum(n in lay for n in position.neighbours(*c))
+        return -1 if c in lay else number_at(lay, *c)
 
     def value(state: list[frozenset[Cell]]) -> float:
         undecided = [c for c in cells if len({c in lay for lay in state}) > 1]
