@@ -14,11 +14,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from server.game import Game, Referee, Rules
+from solver.errors import BudgetExceededError
 from solver.knowledge import CountEncoding
 from solver.position import Move, Position
 from tests import oracle
 
 Params = tuple[int, int, float, float, int]
+
+REFUSALS_ALLOWED = 2
+"""Refusals (503) in a row a click with no budget may get before it must be decided:
+the SAT fallback's floor is wall time, so a stall of the shared machine can spend it,
+but a fallback that cannot decide a small board at all must still fail the test."""
 
 params: st.SearchStrategy[Params] = st.tuples(
     st.integers(2, 5),
@@ -270,8 +276,18 @@ def test_out_of_time_never_punishes_without_proof(p: Params) -> None:
         return
     position, cell = case
     truth = oracle.statuses(position)
-    referee = Referee(budget_s=0.0)
-    after, _ = referee.apply(_game(position), Move.reveal(*cell))
+    game = _game(position)
+    for _attempt in range(REFUSALS_ALLOWED + 1):
+        referee = Referee(budget_s=0.0)
+        try:
+            after, _ = referee.apply(game, Move.reveal(*cell))
+            break
+        except BudgetExceededError:
+            # The refusal the contract allows when the floor itself runs out (a stalled
+            # machine); the game is untouched, so the same click is tried again.
+            assert referee.timeouts == 1
+    else:
+        pytest.fail(f"the click was refused {REFUSALS_ALLOWED + 1} times in a row")
     if truth[cell] == "m":
         assert after.status == "lost" and after.loss is not None
         assert after.loss.reason == "certain_mine"
