@@ -10,11 +10,15 @@ profile can find.  See ``docs/solver.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypedDict
 
 from solver.budget import Budget
 from solver.position import FirstClick, Position
 from solver.profiles import find_profile
 from solver.strategy import Decision, choose
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["Decision", "decide", "decide_rows"]
 
@@ -50,6 +54,17 @@ def decide(
     )
 
 
-def decide_rows(rows: Sequence[str], mines: int, **kw: object) -> Decision:
+class DecideOptions(TypedDict, total=False):
+    """:func:`decide`'s keyword options, so that :func:`decide_rows` passes them on typed."""
+
+    outside_guess: bool
+    probabilities: bool
+    flag_mines: bool
+    budget_s: float | None
+    profile: str
+    first_click: FirstClick | str
+
+
+def decide_rows(rows: Sequence[str], mines: int, **options: Unpack[DecideOptions]) -> Decision:
     """``decide`` for the API's board format: a list of row strings and the mine count."""
-    return decide(Position.from_rows(rows, mines), **kw)  # type: ignore[arg-type]
+    return decide(Position.from_rows(rows, mines), **options)
