@@ -360,7 +360,7 @@ class DesktopSession:
                 raise BoardHiddenError(f"stopped clicking: {why[0]}", by_game=why[1])
             time.sleep(0.1)
 
-    def _dump(self, image: object, why: str) -> None:
+    def _dump(self, image: np.ndarray, why: str) -> None:
         """Saves a capture for post-mortems when ``KABOOM_DESKTOP_DUMP`` names a folder."""
         folder = os.environ.get("KABOOM_DESKTOP_DUMP")
         if not folder:
@@ -369,7 +369,7 @@ class DesktopSession:
 
         os.makedirs(folder, exist_ok=True)
         stem = os.path.join(folder, f"{self.profile.name}-{time.time():.3f}")
-        Image.fromarray(image).save(stem + ".png")  # type: ignore[arg-type]
+        Image.fromarray(image).save(stem + ".png")
         with open(stem + ".txt", "w") as f:
             f.write(f"{why}\ngrid={self.grid}\nwindow={self.window}\n")
 

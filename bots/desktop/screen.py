@@ -14,10 +14,14 @@ import os
 import re
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from Xlib import X, display
 from Xlib.error import ConnectionClosedError, DisplayError, XError
+
+if TYPE_CHECKING:
+    from Xlib.xobject.drawable import Window as XWindow
 
 __all__ = [
     "NoDisplayError",
@@ -156,10 +160,10 @@ class Screen:
                                 geo.width, geo.height))
         return found
 
-    def _name(self, win: object) -> str:
+    def _name(self, win: XWindow) -> str:
         """The window title: ``_NET_WM_NAME`` (UTF-8, what browsers set), else ``WM_NAME``."""
-        net = win.get_full_text_property(self._net_wm_name)  # type: ignore[attr-defined]
-        name = net or win.get_wm_name() or ""  # type: ignore[attr-defined]
+        net = win.get_full_text_property(self._net_wm_name)
+        name = net or win.get_wm_name() or ""
         return name.decode("utf-8", "replace") if isinstance(name, bytes) else str(name)
 
     def find_window(self, pattern: str, timeout: float = 0.0) -> Window:
@@ -244,7 +248,7 @@ class Screen:
                 found.append(Window(other.id, name, wm_class, x0, y0, geo.width, geo.height))
         return found
 
-    def _label(self, win: object) -> tuple[str, tuple[str, ...]]:
+    def _label(self, win: XWindow) -> tuple[str, tuple[str, ...]]:
         """A window's title and class, or its first titled child's (a frame has none)."""
         stack = [win]
         while stack:
@@ -252,11 +256,11 @@ class Screen:
             try:
                 name = self._name(w)
                 if name:
-                    return name, tuple(w.get_wm_class() or ())  # type: ignore[attr-defined]
-                stack.extend(w.query_tree().children)  # type: ignore[attr-defined]
+                    return name, tuple(w.get_wm_class() or ())
+                stack.extend(w.query_tree().children)
             except XError:
                 continue
-        return f"window {win.id:#x}", ()  # type: ignore[attr-defined]
+        return f"window {win.id:#x}", ()
 
     # ------------------------------------------------------------------ pixels
     def capture(self, left: int, top: int, width: int, height: int) -> np.ndarray:
