@@ -160,8 +160,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kaboom-web-bench-") as tmp, ExitStack() as stack:
         url = args.url
         if url is None:
-            # open long polls would hold a graceful shutdown: kill after 5 s
-            url = stack.enter_context(LiveServer(Path(tmp) / "bench.db", grace_s=5)).url
+            # open long polls would hold a graceful shutdown: kill after 5 s; the
+            # bench's own server, so no creation limit to pace its games
+            url = stack.enter_context(
+                LiveServer(Path(tmp) / "bench.db", grace_s=5, create_per_minute=0)).url
         http = stack.enter_context(httpx.Client(base_url=url, timeout=120))
         http.get("/static/vendor/htmx.min.js").raise_for_status()
         with sync_playwright() as pw:
