@@ -3,6 +3,8 @@
 Usage: python bench/perfect_play.py --boards 4x4/3 5x5/4 5x5/5 --jobs 2 \
            --profiles strong fast 'strong,endgame_layouts=0' [--shortfalls 7000] \
            --json out.json
+       python bench/perfect_play.py --positions bench/positions/5x5-5-fourth-corner.txt \
+           --profiles strong 'strong,endgame_nodes=1000000' --jobs 2 --json out.json
 
 Under the safe-first-click rule with the first click at (0, 0), every layout without a
 mine there is equally likely.  On a board this small the exact win search
@@ -19,6 +21,11 @@ guessed without its exact search is searched too, and the exact value of its cel
 compared with the best cell's.  Found this way, the missing wins add up to the whole
 gap (a test checks it on 4x4/4).
 
+``--positions`` starts from positions of a game instead (diagram files: ``mines=N`` and
+the rows, as ``Position.to_text`` writes them): a position is reached by exactly the
+layouts that fit it, all equally likely, so perfect play and each profile are measured
+from there the same way, on every one of its layouts.
+
 Memory grows fast with the board: 5x5/5's largest search (the corner showing 1, 17,955
 layouts) holds 18.9 GB at its peak, 5x5/4's (3,990 layouts) 0.64 GB; ``--max-layouts``
 (50,000 by default) refuses a board before it starts.
@@ -27,6 +34,7 @@ layouts) holds 18.9 GB at its peak, 5x5/4's (3,990 layouts) 0.64 GB; ``--max-lay
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
@@ -34,11 +42,12 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from solver.bench.runner import play_out
 from solver.endgame import Endgame, layouts
+from solver.errors import KaboomError
 from solver.position import (
     Cell,
     FirstClick,
@@ -56,13 +65,17 @@ from solver_compare import parse_profile
 
 FIRST: Cell = (0, 0)
 
+Start = tuple[tuple[str, ...], int, bool]
+"""Where the games start: the rows, the mine count, and whether (0, 0) is clicked first."""
+
 
 def optimal(width: int, height: int, mines: int, jobs: int) -> dict[str, Any]:
     """The best win chance after a safe first click at (0, 0): one exact search per
     number it may show, each in a process of its own (a search's memo can take
     gigabytes, given back when its process ends)."""
     numbers = range(len(list(neighbours(*FIRST, width, height))) + 1)
-    tasks = [(width, height, mines, n) for n in numbers]
+    rows = ["#" * width] * height
+    tasks = [((str(n) + rows[0][1:], *rows[1:]), mines) for n in numbers]
     with multiprocessing.get_context("fork").Pool(max(jobs, 1), maxtasksperchild=1) as pool:
         found = pool.map(_search, tasks, chunksize=1)
     by_number = {n: f for n, f in zip(numbers, found, strict=True) if f is not None}
@@ -71,11 +84,10 @@ def optimal(width: int, height: int, mines: int, jobs: int) -> dict[str, Any]:
     return {"layouts": total, "win": wins / total, "by_number": by_number}
 
 
-def _search(task: tuple[int, int, int, int]) -> dict[str, Any] | None:
-    """The exact search once (0, 0) shows ``n``; ``None`` when no layout shows it."""
-    width, height, mines, n = task
-    rows = ["#" * width] * height
-    position = Position.from_rows([str(n) + rows[0][1:], *rows[1:]], mines)
+def _search(task: tuple[tuple[str, ...], int]) -> dict[str, Any] | None:
+    """The exact search from a position; ``None`` when no layout fits it."""
+    rows, mines = task
+    position = Position.from_rows(rows, mines)
     found = layouts(position, limit=10**7)
     if not found:
         return None
@@ -85,6 +97,21 @@ def _search(task: tuple[int, int, int, int]) -> dict[str, Any] | None:
     assert best is not None
     return {"layouts": len(found), "win": best[1], "best_cell": best[0],
             "nodes": search.nodes, "cpu_s": round(time.process_time() - t, 2)}
+
+
+def perfect(label: str, start: Start, jobs: int) -> dict[str, Any]:
+    """Perfect play's figures from ``start`` (a whole board, or a position), printed."""
+    rows, mines, click_first = start
+    if click_first:
+        best = optimal(len(rows[0]), len(rows), mines, jobs)
+        cpu = sum(f["cpu_s"] for f in best["by_number"].values())
+    else:
+        found = _search((rows, mines))
+        assert found is not None  # main refuses a position no layout fits
+        best, cpu = found, found["cpu_s"]
+    print(f"{label}: perfect play wins {100 * best['win']:.3f} % of {best['layouts']:,} "
+          f"layouts ({cpu:.1f} s of CPU)", flush=True)
+    return best
 
 
 def all_layouts(width: int, height: int, mines: int) -> Iterator[frozenset[Cell]]:
@@ -109,22 +136,22 @@ class Recording(Solver):
         return d
 
 
-def play(task: tuple[int, int, int, str, frozenset[Cell]]
+def play(task: tuple[Start, str, frozenset[Cell]]
          ) -> tuple[bool, list[tuple[tuple[str, ...], Cell]]]:
-    """One game of ``profile`` on a fixed layout, first click at (0, 0): whether it was
-    won, and the guesses made without the exact search."""
-    width, height, mines, profile, layout = task
-    start = Position.from_rows(["#" * width] * height, mines)
-    game = SimulatedGame.resume(start, layout)
-    game.play(Move(MoveKind.REVEAL, *FIRST))
+    """One game of ``profile`` on a fixed layout from ``start``: whether it was won, and
+    the guesses made without the exact search."""
+    (rows, mines, click_first), profile, layout = task
+    game = SimulatedGame.resume(Position.from_rows(rows, mines), layout)
+    if click_first:
+        game.play(Move(MoveKind.REVEAL, *FIRST))
     solver = Recording(profile)
     return play_out(game, solver) is GameStatus.WON, solver.guesses
 
 
-def played(width: int, height: int, mines: int, profile: str, jobs: int
+def played(start: Start, lays: Iterable[frozenset[Cell]], profile: str, jobs: int
            ) -> tuple[dict[str, Any], Counter[tuple[tuple[str, ...], Cell]]]:
     """The profile's figures on every layout, and how many games made each guess."""
-    tasks = ((width, height, mines, profile, lay) for lay in all_layouts(width, height, mines))
+    tasks = ((start, profile, lay) for lay in lays)
     t = time.perf_counter()
     if jobs <= 1:
         results = list(map(play, tasks))
@@ -189,18 +216,25 @@ def _print_shortfalls(found: dict[str, Any], missing: float) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--boards", nargs="+", default=["4x4/3", "5x5/4", "5x5/5"])
+    parser.add_argument("--boards", nargs="+", default=[],
+                        help="whole boards from a safe first click at (0, 0) (without "
+                             "--positions: 4x4/3 5x5/4 5x5/5)")
+    parser.add_argument("--positions", nargs="+", default=[], metavar="FILE",
+                        help="positions of a game, as diagram files (mines=N, then the rows)")
     parser.add_argument("--profiles", nargs="+", default=["strong", "fast"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--max-layouts", type=int, default=50_000,
-                        help="refuse boards with more layouts (5x5/5's 42,504 peak at "
-                             "18.9 GB of memory)")
+                        help="refuse boards and positions with more layouts (5x5/5's "
+                             "42,504 peak at 18.9 GB of memory)")
     parser.add_argument("--shortfalls", type=int, default=0, metavar="LAYOUTS",
                         help="also search every position where a profile guessed without "
                              "its exact search, up to LAYOUTS layouts (docs/solver.md used "
                              "7,000), and report where its wins go missing")
     args = parser.parse_args()
+    if not args.boards and not args.positions:
+        args.boards = ["4x4/3", "5x5/4", "5x5/5"]
+    cases: list[tuple[str, Start, Callable[[], Iterable[frozenset[Cell]]]]] = []
     for spec in args.boards:
         try:
             width, height, mines = parse_board(spec)
@@ -210,24 +244,37 @@ def main() -> None:
         if count > args.max_layouts:
             parser.error(f"{spec} has {count:,} layouts, more than --max-layouts "
                          f"{args.max_layouts:,}; its search would need far more memory")
+        cases.append((spec, (("#" * width,) * height, mines, True),
+                      functools.partial(all_layouts, width, height, mines)))
+    for path in args.positions:
+        try:
+            with open(path) as f:
+                position = Position.from_text(f.read())
+        except (OSError, KaboomError) as e:
+            parser.error(f"{path}: {e}")
+        fitting = layouts(position, limit=args.max_layouts)
+        if fitting is None:
+            parser.error(f"{path} has more than --max-layouts {args.max_layouts:,} layouts")
+        if not fitting:
+            parser.error(f"{path}: no layout fits the position")
+        cases.append((path, (position.rows, position.mines, False),
+                      functools.partial(list, fitting)))
     profiles = [parse_profile(p) for p in args.profiles]
     rows = []
-    for spec in args.boards:
-        width, height, mines = parse_board(spec)
-        best = optimal(width, height, mines, args.jobs)
-        cpu = sum(f["cpu_s"] for f in best["by_number"].values())
-        print(f"{spec}: perfect play wins {100 * best['win']:.3f} % of {best['layouts']:,} "
-              f"layouts ({cpu:.1f} s of CPU)", flush=True)
-        row: dict[str, Any] = {"board": spec, "optimal": best, "profiles": {}}
+    for label, start, lays in cases:
+        best = perfect(label, start, args.jobs)
+        row: dict[str, Any] = {"board": label, "optimal": best, "profiles": {}}
+        if not start[2]:
+            row = {"position": label, "rows": list(start[0]), "optimal": best, "profiles": {}}
         for name in profiles:
-            got, guesses = played(width, height, mines, name, args.jobs)
+            got, guesses = played(start, lays(), name, args.jobs)
             gap = round(100 * (best["win"] - got["win"]), 9) + 0.0  # no "-0.000"
             print(f"  {name}: {got['won']:,} / {got['games']:,} = {100 * got['win']:.3f} % "
                   f"({gap:+.3f} points below perfect; {got['wall_s']} s)", flush=True)
             assert got["games"] == best["layouts"]
             row["profiles"][name] = {**got, "points_below_perfect": round(gap, 4)}
             if args.shortfalls:
-                found = shortfalls(mines, guesses, args.jobs, args.shortfalls)
+                found = shortfalls(start[1], guesses, args.jobs, args.shortfalls)
                 row["profiles"][name]["shortfalls"] = found
                 _print_shortfalls(found, max(best["win"] * best["layouts"] - got["won"], 0.0))
         rows.append(row)

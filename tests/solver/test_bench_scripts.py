@@ -177,6 +177,44 @@ def test_perfect_play_finds_every_missing_win_at_the_guesses(tmp_path: Path) -> 
     assert row["profiles"]["strong"]["shortfalls"]["guess_positions"] == 0
 
 
+def test_perfect_play_from_positions_adds_up_to_the_whole_board(tmp_path: Path) -> None:
+    """Started from each number the first click can show, perfect play and every profile
+    give the board's own figures, weighted by the layouts that fit each position."""
+    weak = "fast,endgame_layouts=0,regions=0,lookahead=False"
+    paths = []
+    for n in range(4):
+        position = Position.from_rows([f"{n}###", "####", "####"], 3)
+        if list(oracle.layouts(position)):
+            paths.append(tmp_path / f"shows-{n}.txt")
+            paths[-1].write_text(position.to_text())
+    out = tmp_path / "positions.json"
+    run_bench("perfect_play.py", "--boards", "4x3/3", "--positions", *map(str, paths),
+              "--profiles", "strong", weak, "--jobs", "2", "--json", str(out))
+    board, *positions = json.loads(out.read_text())["results"]
+    assert [r["position"] for r in positions] == list(map(str, paths))
+    assert sum(r["optimal"]["layouts"] for r in positions) == board["optimal"]["layouts"]
+    wins = sum(r["optimal"]["win"] * r["optimal"]["layouts"] for r in positions)
+    assert wins == pytest.approx(board["optimal"]["win"] * board["optimal"]["layouts"])
+    for row, path in zip(positions, paths, strict=True):
+        position = Position.from_text(path.read_text())
+        assert row["rows"] == list(position.rows)
+        lays = list(oracle.layouts(position))
+        assert row["optimal"]["layouts"] == len(lays)
+        assert row["optimal"]["win"] == pytest.approx(
+            oracle.win_chance(position, lays, list(position.covered())), abs=1e-12)
+    for name in ("strong", weak):
+        won = sum(r["profiles"][name]["won"] for r in positions)
+        assert won == board["profiles"][name]["won"], name
+    assert board["profiles"][weak]["won"] < round(wins)  # the weak guess misses wins here
+
+
+def test_perfect_play_refuses_a_position_no_layout_fits(tmp_path: Path) -> None:
+    path = tmp_path / "impossible.txt"
+    path.write_text("mines=1\n2#\n##\n")
+    assert bench_usage_error("perfect_play.py", "--positions", str(path)).endswith(
+        "no layout fits the position")
+
+
 def test_perfect_play_refuses_a_board_too_large_to_search() -> None:
     message = bench_usage_error("perfect_play.py", "--boards", "4x4/3", "6x6/6")
     assert "6x6/6 has 1,623,160 layouts" in message
