@@ -263,9 +263,8 @@ def main() -> None:
     rows = []
     for label, start, lays in cases:
         best = perfect(label, start, args.jobs)
-        row: dict[str, Any] = {"board": label, "optimal": best, "profiles": {}}
-        if not start[2]:
-            row = {"position": label, "rows": list(start[0]), "optimal": best, "profiles": {}}
+        where = {"board": label} if start[2] else {"position": label, "rows": list(start[0])}
+        row: dict[str, Any] = {**where, "optimal": best, "profiles": {}}
         for name in profiles:
             got, guesses = played(start, lays(), name, args.jobs)
             gap = round(100 * (best["win"] - got["win"]), 9) + 0.0  # no "-0.000"
