@@ -43,7 +43,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from solver.bench.runner import play_out
 from solver.endgame import Endgame, layouts
@@ -65,8 +65,12 @@ from solver_compare import parse_profile
 
 FIRST: Cell = (0, 0)
 
-Start = tuple[tuple[str, ...], int, bool]
-"""Where the games start: the rows, the mine count, and whether (0, 0) is clicked first."""
+class Start(NamedTuple):
+    """Where the games start: a whole board clicked first at (0, 0), or a position."""
+
+    rows: tuple[str, ...]
+    mines: int
+    click_first: bool
 
 
 def optimal(width: int, height: int, mines: int, jobs: int) -> dict[str, Any]:
@@ -244,7 +248,7 @@ def main() -> None:
         if count > args.max_layouts:
             parser.error(f"{spec} has {count:,} layouts, more than --max-layouts "
                          f"{args.max_layouts:,}; its search would need far more memory")
-        cases.append((spec, (("#" * width,) * height, mines, True),
+        cases.append((spec, Start(("#" * width,) * height, mines, True),
                       functools.partial(all_layouts, width, height, mines)))
     for path in args.positions:
         try:
@@ -257,13 +261,14 @@ def main() -> None:
             parser.error(f"{path} has more than --max-layouts {args.max_layouts:,} layouts")
         if not fitting:
             parser.error(f"{path}: no layout fits the position")
-        cases.append((path, (position.rows, position.mines, False),
+        cases.append((path, Start(position.rows, position.mines, False),
                       functools.partial(list, fitting)))
     profiles = [parse_profile(p) for p in args.profiles]
     rows = []
     for label, start, lays in cases:
         best = perfect(label, start, args.jobs)
-        where = {"board": label} if start[2] else {"position": label, "rows": list(start[0])}
+        where = ({"board": label} if start.click_first
+                 else {"position": label, "rows": list(start.rows)})
         row: dict[str, Any] = {**where, "optimal": best, "profiles": {}}
         for name in profiles:
             got, guesses = played(start, lays(), name, args.jobs)
@@ -273,7 +278,7 @@ def main() -> None:
             assert got["games"] == best["layouts"]
             row["profiles"][name] = {**got, "points_below_perfect": round(gap, 4)}
             if args.shortfalls:
-                found = shortfalls(start[1], guesses, args.jobs, args.shortfalls)
+                found = shortfalls(start.mines, guesses, args.jobs, args.shortfalls)
                 row["profiles"][name]["shortfalls"] = found
                 _print_shortfalls(found, max(best["win"] * best["layouts"] - got["won"], 0.0))
         rows.append(row)
