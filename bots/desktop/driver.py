@@ -175,8 +175,7 @@ class DesktopSession:
         game's own "new game" action.
         """
         gid = self.profile.next_game_id(game_id, index)
-        launchable = self.profile.command(gid) is not None
-        if gid is not None and launchable:
+        if gid is not None and self.profile.can_launch(gid):
             self._launch(gid)
         elif index == 0:
             try:

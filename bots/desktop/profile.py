@@ -134,8 +134,19 @@ class Profile(ABC):
 
     # ------------------------------------------------------------------ game process
     def command(self, game_id: str | None) -> list[str] | None:
-        """The command line that starts the game, or ``None`` if it cannot be launched."""
+        """The command line that starts the game, or ``None`` if it cannot be launched.
+
+        Called only to launch; a game that prepares files for its launch (a settings
+        file, a browser profile) does it here.
+        """
         return None
+
+    def can_launch(self, game_id: str | None) -> bool:
+        """Whether :meth:`launch` can start game ``game_id``, asked before attaching to a
+        running window; it must not prepare anything.  Raises ``ValueError`` for an id
+        the game does not take.  The default asks :meth:`command`, so a game whose
+        ``command`` prepares files overrides it."""
+        return self.command(game_id) is not None
 
     def environment(self) -> dict[str, str]:
         """Extra environment variables for the game process."""

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import tempfile
 import time
 from pathlib import Path
 from typing import ClassVar
 
-from bots.desktop import Profile
+import pytest
+
+from bots.desktop import Profile, find_profile
 
 
 def _running(pid: int) -> bool:
@@ -53,3 +56,27 @@ def test_stop_ends_the_game_and_its_helpers(tmp_path: Path) -> None:
     assert process.returncode is not None
     assert not _running(helper), "the helper outlived its game"
     assert time.monotonic() - started < 8  # the game ended at once; its helper is not waited for
+
+
+@pytest.mark.parametrize("name", ["gnome-mines", "kaboom-page", "sgt-mines"])
+def test_asking_whether_a_game_can_be_launched_prepares_nothing(
+        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The session asks before attaching to a running window: no settings file or
+    browser profile may appear for a game that is then not launched."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    profile = find_profile(name)
+    game_ids = {"gnome-mines": ["small", "big"], "kaboom-page": ["http://127.0.0.1:1/g/x"],
+                "sgt-mines": ["9x9n10"]}[name]
+    for game_id in game_ids:
+        assert profile.can_launch(game_id)
+    assert not list(tmp_path.iterdir())
+    profile.command(game_ids[0])  # a launch prepares its files where tempfile says
+    if name != "sgt-mines":
+        assert list(tmp_path.iterdir())
+
+
+def test_what_can_be_launched() -> None:
+    assert not find_profile("kaboom-page").can_launch(None)  # the page needs its address
+    with pytest.raises(ValueError, match="small, medium or big"):
+        find_profile("gnome-mines").can_launch("huge")
+    assert _Spawner(Path("unused")).can_launch(None)  # the default asks `command`

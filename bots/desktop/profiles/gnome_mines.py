@@ -37,6 +37,14 @@ _PRESETS = {"small": (8, 8, 10), "medium": (16, 16, 40), "big": (30, 16, 99)}
 _WINDOW = {"small": (610, 460), "medium": (769, 634), "big": (1109, 608)}
 
 
+def _size(game_id: str | None) -> str:
+    """The preset a game id names (the game's own ``--small``/``--medium``/``--big``)."""
+    size = game_id or "medium"
+    if size not in _PRESETS:
+        raise ValueError(f"gnome-mines game ids are small, medium or big, not {size!r}")
+    return size
+
+
 def _hex(code: str) -> RGB:
     return int(code[1:3], 16), int(code[3:5], 16), int(code[5:7], 16)
 
@@ -66,12 +74,14 @@ class GnomeMines(Profile):
         self._config: tempfile.TemporaryDirectory[str] | None = None
 
     def command(self, game_id: str | None) -> list[str]:
-        size = game_id or "medium"
-        if size not in _PRESETS:
-            raise ValueError(f"gnome-mines game ids are small, medium or big, not {size!r}")
+        size = _size(game_id)
         exe = shutil.which("gnome-mines") or "/usr/games/gnome-mines"
         self._write_settings(*_WINDOW[size])
         return [exe, f"--{size}"]
+
+    def can_launch(self, game_id: str | None) -> bool:
+        _size(game_id)
+        return True
 
     def environment(self) -> dict[str, str]:
         # a settings file of its own (GLib's keyfile backend), so the user's

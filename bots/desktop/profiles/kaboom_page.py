@@ -79,6 +79,9 @@ class KaboomPage(Profile):
                 "--disable-features=Translate", "--password-store=basic", "--noerrdialogs",
                 "--disable-session-crashed-bubble", "--disable-dev-shm-usage"]
 
+    def can_launch(self, game_id: str | None) -> bool:
+        return bool(game_id)  # the page's address; there is nothing to attach to without
+
     def environment(self) -> dict[str, str]:
         # Chromium keeps its singleton socket in a fresh directory under TMPDIR and does
         # not remove it when terminated: inside the profile, it goes with the profile.
