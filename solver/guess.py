@@ -404,8 +404,6 @@ def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[li
     return out
 
 
-
-
 def _shortlist(s: Situation, best_p: float) -> list[Cell]:
     """The cells worth a lookahead: frontier cells near the safest, and a few outside
     representatives (fewest undecided neighbours first: likeliest to open an area)."""
@@ -432,14 +430,14 @@ def _shortlist(s: Situation, best_p: float) -> list[Cell]:
 
 
 def _witness_outside(s: Situation, out: list[Cell], inner: list[Cell]) -> list[Cell]:
-    """JSMinesweeper's outside candidates: none unless the outside is within 0.95 of the
-    safest frontier cell's safety; all when fewer than 30; else those two steps straight
-    from a number (their number can tell frontier cells apart) and those with two or three
-    undecided neighbours (corners, pockets)."""
+    """JSMinesweeper's outside candidates: none unless the outside is within
+    ``outside_gate`` (0.95) of the safest frontier cell's safety; all when fewer than 30;
+    else those two steps straight from a number (their number can tell frontier cells
+    apart) and those with two or three undecided neighbours (corners, pockets)."""
     if not out:
         return out
     p = s.probs
-    if inner and 1.0 - p[out[0]] <= 0.95 * (1.0 - p[inner[0]]):
+    if inner and 1.0 - p[out[0]] <= s.profile.outside_gate * (1.0 - p[inner[0]]):
         return []
     if len(s.frontier.outside) < 30:
         return out

@@ -56,6 +56,10 @@ class Profile:
     first; ``witness`` (JSMinesweeper), only when the outside is within 0.95 of the
     safest frontier cell's safety, the outside cells two steps straight from a number
     and those with two or three undecided neighbours (all of them when fewer than 30)."""
+    outside_gate: float = 0.95
+    """``witness``: outside cells are candidates only when their safety is above this
+    fraction of the safest frontier cell's (JSMinesweeper: 0.95; 0: whenever ``ratio``
+    admits them)."""
     living: bool = False
     """The lookahead's next safeties count only cells whose number is not already
     fixed (JSMinesweeper's living tiles)."""

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 from hypothesis import strategies as st
 
-from solver.position import Position
+from solver import counting
+from solver.frontier import components, frontier_of
+from solver.guess import Situation
+from solver.position import Cell, Position
+from solver.profiles import PROFILES, Profile
 from tests import oracle
 
 BoardParams = tuple[int, int, float, float, int]
@@ -26,3 +31,16 @@ def make_position(params: BoardParams) -> Position:
     rng = random.Random(seed)
     mines = max(1, min(w * h - 1, round(w * h * density)))
     return oracle.random_position(rng, w, h, mines, open_fraction)[0]
+
+
+def make_situation(position: Position, known: Mapping[Cell, bool] | None = None,
+                   profile: Profile = PROFILES["strong"]) -> Situation:
+    """The guess's view of ``position`` with ``known`` cells decided, counted exactly;
+    every undecided cell is a candidate."""
+    known = dict(known or {})
+    decided = frontier_of(position).fold(known)
+    count = counting.count([cs for _, cs in components(decided.constraints)],
+                           decided.outside_count, decided.mines_left)
+    undecided = [c for c in position.covered() if c not in known]
+    probs = {c: count.probability(c) for c in undecided}
+    return Situation(position, profile, decided, known, count, probs, undecided, undecided)

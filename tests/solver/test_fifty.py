@@ -7,14 +7,11 @@ from collections.abc import Mapping
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from solver import counting
 from solver.fifty import forced_pair, influence, pockets
-from solver.frontier import components, frontier_of
-from solver.guess import Situation
+from solver.frontier import frontier_of
 from solver.position import Cell, Position
-from solver.profiles import PROFILES
 from tests import oracle
-from tests.solver.boards import BoardParams, boards, make_position
+from tests.solver.boards import BoardParams, boards, make_position, make_situation
 
 
 def _known(position: Position, lays: list[frozenset[Cell]]) -> dict[Cell, bool]:
@@ -110,20 +107,10 @@ def test_forced_counts_equal_enumeration(
         return
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
-    situation = _situation(position, known)
+    situation = make_situation(position, known)
     undecided = [c for c in position.covered() if c not in known]
     if not undecided:
         return
     forced = {undecided[i % len(undecided)]: m for i, m in picks}
     expected = sum(all((c in lay) == m for c, m in forced.items()) for lay in lays)
     assert situation._count_with(forced) == expected, (position.to_text(), forced)
-
-
-def _situation(position: Position, known: dict[Cell, bool]) -> Situation:
-    fr = frontier_of(position)
-    count = counting.count([cs for _, cs in components(fr.fold(known).constraints)],
-                           fr.fold(known).outside_count, fr.fold(known).mines_left)
-    undecided = [c for c in position.covered() if c not in known]
-    probs = {c: count.probability(c) for c in undecided}
-    return Situation(position, PROFILES["strong"], fr.fold(known), known, count, probs,
-                     undecided, undecided)

@@ -1,0 +1,30 @@
+"""Which cells the guess weighs (its candidates), on positions small enough to count by hand."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from solver.guess import _shortlist
+from solver.position import Position
+from solver.profiles import PROFILES
+from tests.solver.boards import make_situation
+
+# The 1 holds one mine among its three neighbours (safety 2/3); the other eight cells
+# hold the other three (safety 5/8): 0.9375 of the frontier's safety.
+CORNER_ONE = Position.from_text("mines=4\n###1\n####\n####\n")
+OUTSIDE = {(0, 0), (1, 0), (0, 1), (1, 1), (0, 2), (1, 2), (2, 2), (3, 2)}
+
+
+@pytest.mark.parametrize(("gate", "outside_weighed"), [(0.95, False), (0.93, True), (0.0, True)])
+def test_outside_cells_are_weighed_only_within_the_gate(gate: float,
+                                                        outside_weighed: bool) -> None:
+    profile = replace(PROFILES["strong"], outside_gate=gate)
+    situation = make_situation(CORNER_ONE, profile=profile)
+    assert situation.probs[(2, 0)] == pytest.approx(1 / 3)
+    assert situation.probs[(0, 0)] == pytest.approx(3 / 8)
+    chosen = set(_shortlist(situation, min(situation.probs.values())))
+    assert {(2, 0), (2, 1), (3, 1)} <= chosen
+    # fewer than 30 outside cells: every one of them, or none
+    assert chosen & OUTSIDE == (OUTSIDE if outside_weighed else set())
