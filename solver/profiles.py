@@ -53,9 +53,9 @@ class Profile:
     """Outside cells among the candidates (fewest undecided neighbours first)."""
     outside_pick: str = "edge"
     """Which outside cells are candidates: ``edge``, the fewest undecided neighbours
-    first; ``witness`` (JSMinesweeper), only when the outside is within 0.95 of the
-    safest frontier cell's safety, the outside cells two steps straight from a number
-    and those with two or three undecided neighbours (all of them when fewer than 30)."""
+    first; ``witness`` (JSMinesweeper), only when the outside passes ``outside_gate``,
+    the outside cells two steps straight from a number and those with two or three
+    undecided neighbours (all of them when fewer than 30)."""
     outside_gate: float = 0.95
     """``witness``: outside cells are candidates only when their safety is above this
     fraction of the safest frontier cell's (JSMinesweeper: 0.95; 0: whenever ``ratio``
