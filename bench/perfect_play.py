@@ -93,26 +93,38 @@ def _search(task: tuple[tuple[str, ...], int]) -> dict[str, Any] | None:
     rows, mines = task
     position = Position.from_rows(rows, mines)
     found = layouts(position, limit=10**7)
-    if not found:
-        return None
+    return _exact(position, found) if found else None
+
+
+def _exact(position: Position, found: list[frozenset[Cell]],
+           chosen: Cell | None = None) -> dict[str, Any]:
+    """The exact search over ``found``, every layout that fits ``position``: the best
+    cell and its win chance, and with ``chosen`` that cell's and the wins it misses."""
     t = time.process_time()
     search = Endgame(position, found, list(position.covered()), node_limit=10**9)
     best = search.best()
     assert best is not None
-    return {"layouts": len(found), "win": best[1], "best_cell": best[0],
-            "nodes": search.nodes, "cpu_s": round(time.process_time() - t, 2)}
+    row: dict[str, Any] = {"layouts": len(found), "win": best[1], "best_cell": best[0],
+                           "nodes": search.nodes}
+    if chosen is not None:
+        got = search.best([chosen])
+        assert got is not None
+        row |= {"chosen": chosen, "chosen_win": got[1],
+                "missing_wins": len(found) * max(best[1] - got[1], 0.0)}
+    return {**row, "cpu_s": round(time.process_time() - t, 2)}
 
 
-def perfect(label: str, start: Start, jobs: int) -> dict[str, Any]:
-    """Perfect play's figures from ``start`` (a whole board, or a position), printed."""
+def perfect(label: str, start: Start, lays: Iterable[frozenset[Cell]], jobs: int
+            ) -> dict[str, Any]:
+    """Perfect play's figures from ``start`` (a whole board, or a position whose
+    layouts are ``lays``), printed."""
     rows, mines, click_first = start
     if click_first:
         best = optimal(len(rows[0]), len(rows), mines, jobs)
         cpu = sum(f["cpu_s"] for f in best["by_number"].values())
     else:
-        found = _search((rows, mines))
-        assert found is not None  # main refuses a position no layout fits
-        best, cpu = found, found["cpu_s"]
+        best = _exact(Position.from_rows(rows, mines), list(lays))
+        cpu = best["cpu_s"]
     print(f"{label}: perfect play wins {100 * best['win']:.3f} % of {best['layouts']:,} "
           f"layouts ({cpu:.1f} s of CPU)", flush=True)
     return best
@@ -197,14 +209,7 @@ def _regret(task: tuple[tuple[str, ...], int, Cell, int]) -> dict[str, Any] | No
     rows, mines, cell, limit = task
     position = Position.from_rows(rows, mines)
     found = layouts(position, limit=limit)
-    if found is None:
-        return None
-    search = Endgame(position, found, list(position.covered()), node_limit=10**9)
-    best, chosen = search.best(), search.best([cell])
-    assert best is not None and chosen is not None
-    return {"rows": list(rows), "layouts": len(found), "chosen": cell, "chosen_win": chosen[1],
-            "best": best[0], "best_win": best[1],
-            "missing_wins": len(found) * max(best[1] - chosen[1], 0.0)}
+    return None if found is None else {"rows": list(rows), **_exact(position, found, cell)}
 
 
 def _print_shortfalls(found: dict[str, Any], missing: float) -> None:
@@ -214,7 +219,7 @@ def _print_shortfalls(found: dict[str, Any], missing: float) -> None:
           flush=True)
     for r in found["worst"][:5]:
         print(f"    {r['missing_wins']:.1f}: {r['layouts']:,} layouts, chose {r['chosen']} "
-              f"({100 * r['chosen_win']:.2f} %), best {r['best']} ({100 * r['best_win']:.2f} %): "
+              f"({100 * r['chosen_win']:.2f} %), best {r['best_cell']} ({100 * r['win']:.2f} %): "
               + " / ".join(r["rows"]), flush=True)
 
 
@@ -266,7 +271,7 @@ def main() -> None:
     profiles = [parse_profile(p) for p in args.profiles]
     rows = []
     for label, start, lays in cases:
-        best = perfect(label, start, args.jobs)
+        best = perfect(label, start, lays(), args.jobs)
         where = ({"board": label} if start.click_first
                  else {"position": label, "rows": list(start.rows)})
         row: dict[str, Any] = {**where, "optimal": best, "profiles": {}}

@@ -170,8 +170,8 @@ def test_perfect_play_finds_every_missing_win_at_the_guesses(tmp_path: Path) -> 
     assert found["games_at_unsearched_guesses"] == 0
     for r in found["worst"]:
         assert r["games"] == r["layouts"]  # reached by exactly the layouts that fit it
-        assert r["best_win"] > r["chosen_win"]
-        assert r["missing_wins"] == pytest.approx(r["layouts"] * (r["best_win"] - r["chosen_win"]))
+        assert r["win"] > r["chosen_win"]
+        assert r["missing_wins"] == pytest.approx(r["layouts"] * (r["win"] - r["chosen_win"]))
     # strong's exact search covers 4x4/4 whole: no guess of its own, nothing missing
     assert row["profiles"]["strong"]["won"] == round(perfect_wins)
     assert row["profiles"]["strong"]["shortfalls"]["guess_positions"] == 0
