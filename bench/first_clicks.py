@@ -20,6 +20,7 @@ import multiprocessing
 import statistics
 import time
 
+from solver.bench.cli import profile_spec
 from solver.bench.runner import game_seed, play_out, wilson
 from solver.position import CellState, FirstClick, GameStatus
 from solver.session import Solver
@@ -65,7 +66,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=1000, help="boards tried")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--profile", default="strong")
+    ap.add_argument("--profile", type=profile_spec, default="strong")
     ap.add_argument("--json")
     args = ap.parse_args()
     first = _cell(args.first)

@@ -46,14 +46,13 @@ from typing import Any
 from tqdm import tqdm
 
 from solver.advisor import decide
+from solver.bench.cli import profile_spec
 from solver.bench.results import ResultsFileError, SeedLog
 from solver.bench.runner import game_seed, play_out
 from solver.position import Cell, FirstClick, GameStatus, Position
 from solver.probability import sample_layout
 from solver.session import Solver
 from solver.simulator import SimulatedGame, preset
-
-from solver_compare import parse_profile
 
 STAGES = (("early", 350), ("middle", 150), ("late", 0))
 """A guess's stage by its covered cells: more than 350, more than 150, the rest."""
@@ -189,7 +188,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="expert")
     ap.add_argument("--rule", default="sfar")
-    ap.add_argument("--profile", default="strong")
+    ap.add_argument("--profile", type=profile_spec, default="strong")
     ap.add_argument("--games", type=int, default=50)
     ap.add_argument("--layouts", type=int, default=200, help="playouts a candidate")
     ap.add_argument("--candidates", type=int, default=4)
@@ -203,7 +202,7 @@ def main() -> None:
                                   "with the same settings skips the games in it")
     ap.add_argument("--json")
     args = ap.parse_args()
-    profile = parse_profile(args.profile)
+    profile = args.profile
     settings = {k: getattr(args, k) for k in
                 ("preset", "rule", "profile", "layouts", "candidates", "tolerance",
                  "most_covered")}

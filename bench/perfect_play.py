@@ -45,6 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
+from solver.bench.cli import profile_spec
 from solver.bench.runner import play_out
 from solver.endgame import Endgame, layouts
 from solver.errors import KaboomError
@@ -60,8 +61,6 @@ from solver.position import (
 from solver.session import Solver
 from solver.simulator import SimulatedGame, parse_board
 from solver.strategy import Decision
-
-from solver_compare import parse_profile
 
 FIRST: Cell = (0, 0)
 
@@ -230,7 +229,7 @@ def main() -> None:
                              "--positions: 4x4/3 5x5/4 5x5/5)")
     parser.add_argument("--positions", nargs="+", default=[], metavar="FILE",
                         help="positions of a game, as diagram files (mines=N, then the rows)")
-    parser.add_argument("--profiles", nargs="+", default=["strong", "fast"])
+    parser.add_argument("--profiles", nargs="+", type=profile_spec, default=["strong", "fast"])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--max-layouts", type=int, default=50_000,
@@ -268,7 +267,7 @@ def main() -> None:
             parser.error(f"{path}: no layout fits the position")
         cases.append((path, Start(position.rows, position.mines, False),
                       functools.partial(list, fitting)))
-    profiles = [parse_profile(p) for p in args.profiles]
+    profiles = args.profiles
     rows = []
     for label, start, lays in cases:
         best = perfect(label, start, lays(), args.jobs)

@@ -3,7 +3,8 @@
 Usage: python bench/solver_compare.py --preset expert --games 2000 --jobs 2 \
            --a strong --b 'strong,progress_weight=0.5'
 
-A profile is a registered name, optionally followed by ``,field=value`` overrides.
+A profile is a spec: a registered name, optionally followed by ``,field=value``
+overrides (``solver.profiles.find_profile``).
 Prints both win rates and the discordant pairs (games only one of them won), which is
 what decides the comparison (McNemar); ``--json PATH`` writes the figures.
 """
@@ -11,47 +12,12 @@ what decides the comparison (McNemar); ``--json PATH`` writes the figures.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import math
-from typing import Any
 
+from solver.bench.cli import profile_spec
 from solver.bench.runner import run_games, summarise
-from solver.profiles import PROFILES, Profile, find_profile
 from solver.simulator import preset
-
-
-def parse_profile(spec: str) -> str:
-    """Registers ``spec`` as a profile and returns its name."""
-    name, *overrides = spec.split(",")
-    base = find_profile(name)
-    fields = [f.name for f in dataclasses.fields(Profile) if f.name != "name"]
-    changes: dict[str, Any] = {}
-    for item in overrides:
-        key, _, value = item.partition("=")
-        if key not in fields:
-            raise ValueError(f"unknown option {key!r} in {spec!r}; known: {', '.join(fields)}")
-        try:
-            changes[key] = _value(type(getattr(base, key)), value)
-        except ValueError:
-            raise ValueError(f"{item!r} in {spec!r}: not a value for {key}") from None
-    PROFILES[spec] = dataclasses.replace(base, name=spec, **changes)
-    return spec
-
-
-def _value(kind: type, text: str) -> object:
-    """``text`` as a value of an option whose default is of type ``kind``."""
-    if text.lower() == "none":
-        return None
-    if ":" in text:  # a cell, x:y
-        return tuple(int(v) for v in text.split(":"))
-    if kind is type(None):  # an optional limit that is off: a number sets it
-        return int(text)
-    if kind is bool:
-        if text.lower() not in ("1", "true", "yes", "0", "false", "no"):
-            raise ValueError(text)
-        return text.lower() in ("1", "true", "yes")
-    return kind(text)
 
 
 def mcnemar(a_only: int, b_only: int) -> float:
@@ -70,21 +36,15 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=500)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--a", default="strong")
-    ap.add_argument("--b", action="append", help="one or more challengers")
+    ap.add_argument("--a", type=profile_spec, default="strong")
+    ap.add_argument("--b", type=profile_spec, action="append", help="one or more challengers")
     ap.add_argument("--json")
     args = ap.parse_args()
     w, h, m = preset(args.preset)
     out = {}
     results = {}
     challengers = args.b or ["fast"]
-    specs = (args.a, *challengers)
-    try:
-        for spec in specs:
-            parse_profile(spec)
-    except ValueError as e:
-        ap.error(str(e))
-    for spec in specs:
+    for spec in (args.a, *challengers):
         results[spec] = run_games(w, h, m, args.rule, args.games, seed=args.seed,
                                   jobs=args.jobs, profile=spec)
         s = summarise(results[spec], {"preset": args.preset, "rule": args.rule,

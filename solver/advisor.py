@@ -38,10 +38,11 @@ def decide(
     ``outside_guess=False`` keeps guesses on the frontier unless the frontier is empty or
     all mines (Kaboom's default rule).  ``probabilities`` attaches the mine probability
     of every covered cell; ``flag_mines`` adds flags on proven, unflagged mines before
-    the reveals; ``budget_s`` bounds the SAT fallback; ``profile`` is ``fast`` or
-    ``strong``; ``first_click`` (``safe``/``sfar`` or ``opening``/``snr``) picks the
-    first cell for that first-click rule.  Raises ``InvalidPositionError`` when no
-    layout fits the position.
+    the reveals; ``budget_s`` bounds the SAT fallback; ``profile`` is ``fast``,
+    ``strong`` or a spec with overrides (``strong,risk_walls=2``, see
+    :func:`~solver.profiles.find_profile`); ``first_click`` (``safe``/``sfar`` or
+    ``opening``/``snr``) picks the first cell for that first-click rule.  Raises
+    ``InvalidPositionError`` when no layout fits the position.
     """
     return choose(
         position,

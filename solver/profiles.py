@@ -1,13 +1,18 @@
 """Strategy settings, registered by name: ``fast`` and ``strong`` (``find_profile``).
 
-Every option is a :class:`Profile` field, so a paired comparison can change one
-(``bench/solver_compare.py --b 'strong,tolerance=0.04'``); the defaults are the ones
-that won those comparisons (``docs/solver.md``).
+Every option is a :class:`Profile` field, and a profile spec can change any of them
+(``kaboom bench --profile 'strong,tolerance=0.04'``, ``bench/solver_compare.py``); the
+defaults are the ones that won those comparisons (``docs/solver.md``).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import types
+import typing
 from dataclasses import dataclass
+from typing import Any, Literal
 
 __all__ = ["OPENINGS", "PROFILES", "Profile", "find_profile", "opening_cell"]
 
@@ -40,9 +45,8 @@ class Profile:
     """At most this many candidates get the lookahead."""
     progress_weight: float = 0.5
     """Weight of P(the click proves another cell safe) in the lookahead score."""
-    score: str = "progress"
-    """Lookahead score: ``progress``, ``blended``, ``secondary`` or ``cleared`` (see
-    :func:`solver.guess.score`)."""
+    score: Literal["progress", "blended", "secondary", "cleared", "hybrid"] = "progress"
+    """Lookahead score (see :func:`solver.guess.score`)."""
     blend: float = 4.0
     """``blended``: the weight of the best next safety against the runner-up's
     (JSMinesweeper: 4)."""
@@ -51,7 +55,7 @@ class Profile:
     best safety (JSMinesweeper: 0.9) instead of within ``tolerance``."""
     outside_candidates: int = 3
     """Outside cells among the candidates (fewest undecided neighbours first)."""
-    outside_pick: str = "edge"
+    outside_pick: Literal["edge", "witness"] = "edge"
     """Which outside cells are candidates: ``edge``, the fewest undecided neighbours
     first; ``witness`` (JSMinesweeper), only when the outside passes ``outside_gate``,
     the outside cells two steps straight from a number and those with two or three
@@ -120,8 +124,69 @@ PROFILES: dict[str, Profile] = {
 }
 
 
-def find_profile(name: str) -> Profile:
+def find_profile(spec: str) -> Profile:
+    """A profile by name, with any ``,option=value`` overrides: ``"strong,risk_walls=2"``,
+    ``"strong,first_safe=3:2"`` (a cell), ``"fast,endgame_cells=none"``.
+
+    The returned profile is named ``spec``, so results say what played; a spec is
+    parsed afresh in each process (a cluster's workers need no registration).  Raises
+    :class:`ValueError` naming the unknown profile or option, or the bad value."""
+    name, *overrides = spec.split(",")
     try:
-        return PROFILES[name]
+        base = PROFILES[name]
     except KeyError:
         raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
+    return _overridden(base, spec, tuple(overrides)) if overrides else base
+
+
+@functools.lru_cache(maxsize=64)
+def _overridden(base: Profile, spec: str, overrides: tuple[str, ...]) -> Profile:
+    kinds = typing.get_type_hints(Profile)
+    changes: dict[str, Any] = {}  # each checked against its field's type below
+    for item in overrides:
+        key, _, text = item.partition("=")
+        if key not in kinds or key == "name":
+            known = ", ".join(k for k in kinds if k != "name")
+            raise ValueError(f"unknown option {key!r} in {spec!r}; known: {known}")
+        try:
+            changes[key] = _value(kinds[key], text)
+        except ValueError:
+            raise ValueError(f"{item!r} in {spec!r}: {key} takes "
+                             f"{_describe(kinds[key])}") from None
+    return dataclasses.replace(base, name=spec, **changes)
+
+
+def _value(kind: object, text: str) -> object:
+    """``text`` as a value of an option of type ``kind``: a number, ``yes``/``no``, a
+    cell ``x:y``, one of a few words, or ``none`` where the option may be off."""
+    options = typing.get_args(kind) if isinstance(kind, types.UnionType) else (kind,)
+    if text.lower() == "none":
+        if type(None) in options:
+            return None
+        raise ValueError(text)
+    kind = next(k for k in options if k is not type(None))
+    if kind is bool:
+        if text.lower() not in ("1", "true", "yes", "0", "false", "no"):
+            raise ValueError(text)
+        return text.lower() in ("1", "true", "yes")
+    if typing.get_origin(kind) is tuple:
+        cell = tuple(int(v) for v in text.split(":"))
+        if len(cell) != 2:
+            raise ValueError(text)
+        return cell
+    if typing.get_origin(kind) is Literal:
+        if text not in typing.get_args(kind):
+            raise ValueError(text)
+        return text
+    assert kind in (int, float), kind
+    return kind(text)
+
+
+def _describe(kind: object) -> str:
+    """What an option of type ``kind`` takes, for an error message."""
+    options = typing.get_args(kind) if isinstance(kind, types.UnionType) else (kind,)
+    names: dict[object, str] = {int: "a whole number", float: "a number", bool: "yes or no",
+                                type(None): "none"}
+    return ", or ".join(
+        "one of " + ", ".join(typing.get_args(k)) if typing.get_origin(k) is Literal
+        else names.get(k, "a cell x:y") for k in options)

@@ -24,7 +24,7 @@ __all__ = ["Solver"]
 class Solver:
     """Decides the moves of one game's successive positions.
 
-    ``profile`` (a name or a :class:`~solver.profiles.Profile`), ``first_click`` and
+    ``profile`` (a name or spec, or a :class:`~solver.profiles.Profile`), ``first_click`` and
     ``outside_guess`` are the game's settings, with :func:`solver.advisor.decide`'s
     meaning.
     """

@@ -25,9 +25,20 @@ from solver.bench.runner import (
     play_games,
     summarise,
 )
+from solver.profiles import find_profile
 from solver.simulator import PRESETS, preset
 
-__all__ = ["add_arguments", "board_arguments", "board_size", "run"]
+__all__ = ["add_arguments", "board_arguments", "board_size", "profile_spec", "run"]
+
+
+def profile_spec(spec: str) -> str:
+    """An argparse type: a profile spec (``strong``, ``'strong,risk_walls=2'``), checked
+    before any game is played."""
+    try:
+        find_profile(spec)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return spec
 
 
 def board_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +52,9 @@ def board_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, default=1000)
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--seed", type=int, default=0, help="same seed, same boards")
-    parser.add_argument("--profile", choices=["fast", "strong"], default="strong")
+    parser.add_argument("--profile", type=profile_spec, default="strong",
+                        help="fast, strong, or either with option=value overrides, as "
+                             "'strong,risk_walls=2' (solver/profiles.py)")
     parser.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 

@@ -42,6 +42,38 @@ def test_cli_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert "won" in capsys.readouterr().out
 
 
+def test_cli_plays_a_profile_spec_and_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--profile`` takes option overrides; the summary and every result line name the
+    spec, so a results file cannot mix it with the plain profile."""
+    out, summary = tmp_path / "r.jsonl", tmp_path / "s.json"
+    spec = "strong,first_safe=4:4"
+    args = ["bench", "--preset", "beginner", "--games", "3", "--no-progress",
+            "--out", str(out)]
+    assert main([*args, "--profile", spec, "--json", str(summary)]) == 0
+    assert json.loads(summary.read_text())["settings"]["profile"] == spec
+    assert f"profile {spec}" in capsys.readouterr().out
+    assert {json.loads(line)["profile"] for line in out.read_text().splitlines()} == {spec}
+    assert main(args) == 2  # the same file, another profile: refused
+    assert "strong" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("spec", "says"), [
+    ("slow", "unknown profile 'slow'"),
+    ("strong,ratio=high", "ratio takes a number"),
+])
+def test_cli_refuses_a_bad_profile_spec_before_playing(
+    spec: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = tmp_path / "r.jsonl"
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--games", "1", "--profile", spec, "--out", str(out)])
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_calibration_buckets() -> None:
     from solver.bench.calibrate import buckets
 

@@ -41,13 +41,16 @@ def _games(path: Path) -> dict[int, dict[str, Any]]:
 
 
 def test_cluster_and_local_runs_agree_seed_by_seed(scheduler: str, tmp_path: Path) -> None:
-    args = ["bench", "--preset", "expert", "--games", "8", "--seed", "12", "--no-progress"]
+    """With a profile spec, which each worker process parses for itself."""
+    args = ["bench", "--preset", "expert", "--games", "8", "--seed", "12", "--no-progress",
+            "--profile", "strong,first_safe=29:15"]
     assert main([*args, "--out", str(tmp_path / "local.jsonl")]) == 0
     assert main([*args, "--cluster", scheduler, "--out", str(tmp_path / "cluster.jsonl"),
                  "--json", str(tmp_path / "summary.json")]) == 0
     local, cluster = _games(tmp_path / "local.jsonl"), _games(tmp_path / "cluster.jsonl")
     assert sorted(local) == [game_seed(12, i) for i in range(8)]
     assert cluster == local
+    assert {g["profile"] for g in cluster.values()} == {"strong,first_safe=29:15"}
     by_worker = json.loads((tmp_path / "summary.json").read_text())["settings"]["games_by_worker"]
     assert len(by_worker) == 2 and sum(by_worker.values()) == 8  # both workers played
 

@@ -40,8 +40,8 @@ def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("spec", "says"), [
     ("strong,bogus=1", "unknown option 'bogus'"),
-    ("strong,ratio=high", "not a value for ratio"),
-    ("strong,living=maybe", "not a value for living"),
+    ("strong,ratio=high", "ratio takes a number"),
+    ("strong,living=maybe", "living takes yes or no"),
     ("slow", "unknown profile 'slow'"),
 ])
 def test_solver_compare_refuses_a_bad_option_before_playing(spec: str, says: str) -> None:
