@@ -20,9 +20,9 @@ import multiprocessing
 import statistics
 import time
 
-from solver.bench.cli import profile_spec
 from solver.bench.runner import game_seed, play_out, wilson
 from solver.position import CellState, FirstClick, GameStatus
+from solver.profiles import profile_spec
 from solver.session import Solver
 from solver.simulator import SimulatedGame, preset
 

@@ -46,11 +46,11 @@ from typing import Any
 from tqdm import tqdm
 
 from solver.advisor import decide
-from solver.bench.cli import profile_spec
 from solver.bench.results import ResultsFileError, SeedLog
 from solver.bench.runner import game_seed, play_out
 from solver.position import Cell, FirstClick, GameStatus, Position
 from solver.probability import sample_layout
+from solver.profiles import profile_spec
 from solver.session import Solver
 from solver.simulator import SimulatedGame, preset
 

@@ -45,7 +45,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from solver.bench.cli import profile_spec
 from solver.bench.runner import play_out
 from solver.endgame import Endgame, layouts
 from solver.errors import KaboomError
@@ -58,6 +57,7 @@ from solver.position import (
     Position,
     neighbours,
 )
+from solver.profiles import profile_spec
 from solver.session import Solver
 from solver.simulator import SimulatedGame, parse_board
 from solver.strategy import Decision

@@ -15,8 +15,8 @@ import argparse
 import json
 import math
 
-from solver.bench.cli import profile_spec
 from solver.bench.runner import run_games, summarise
+from solver.profiles import profile_spec
 from solver.simulator import preset
 
 

@@ -148,7 +148,7 @@ class Choice:
 
 def choose(
     position: Position, *, outside_guess: bool = False,
-    first_click: FirstClick | str = FirstClick.SAFE,
+    first_click: FirstClick | str = FirstClick.SAFE, profile: str = "strong",
 ) -> Choice:
     """Chooses the next moves: proven safe cells, else one guess by the solver's strategy.
 
@@ -157,9 +157,11 @@ def choose(
     game's setting: when False, a guess stays on the frontier unless the frontier is empty
     or all mines.  Flags are the player's notes and prove nothing, so the solver sees the
     board without them; a chosen cell under a flag is unflagged first (the bot never
-    flags, but a position may carry marks).
+    flags, but a position may carry marks).  ``profile`` is the solver's: ``strong``,
+    ``fast`` or a spec such as ``strong,risk_walls=2``.
     """
-    return choose_with(Solver(outside_guess=outside_guess, first_click=first_click), position)
+    solver = Solver(profile, outside_guess=outside_guess, first_click=first_click)
+    return choose_with(solver, position)
 
 
 def choose_with(solver: Solver, position: Position) -> Choice:
@@ -239,12 +241,14 @@ async def play_game(
     delay: float = 0.0,
     on_start: Callable[[GameView], None] | None = None,
     on_move: Callable[[GameView], None] | None = None,
+    profile: str = "strong",
 ) -> GameResult:
     """Plays one game to its end and returns how it went; client errors end it as ``error``.
 
     Proven safe cells of one decision are all played before thinking again (they stay
-    safe whatever the reveals show); a guess is played alone.  ``delay`` seconds pass
-    between moves so that a human can follow the game in the browser.
+    safe whatever the reveals show); a guess is played alone, as the solver ``profile``
+    chooses it.  ``delay`` seconds pass between moves so that a human can follow the game
+    in the browser.
     """
     start = time.perf_counter()
     result = GameResult(None, "error", settings=settings.to_json())
@@ -253,7 +257,8 @@ async def play_game(
         result.game_id = view.id
         if on_start is not None:
             on_start(view)
-        solver = Solver(first_click=view.first_click, outside_guess=view.outside_guess)
+        solver = Solver(profile, first_click=view.first_click,
+                        outside_guess=view.outside_guess)
         while view.playing:
             choice = await think(solver, view.position)
             if not choice.moves:

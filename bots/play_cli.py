@@ -30,6 +30,7 @@ from bots.base import (
 )
 from bots.http import HttpClient
 from solver.position import LossReason
+from solver.profiles import profile_spec
 
 __all__ = ["PRESETS", "Summary", "add_arguments", "run", "run_games", "summarize"]
 
@@ -125,8 +126,10 @@ async def run_games(
     on_move: Callable[[GameView], None] | None = None,
     on_done: Callable[[GameResult], None] | None = None,
     max_errors: int | None = None,
+    profile: str = "strong",
 ) -> list[GameResult]:
-    """Plays the games, ``concurrency`` at a time; results come back in input order.
+    """Plays the games, ``concurrency`` at a time, with the solver ``profile``; results
+    come back in input order.
 
     After ``max_errors`` games ended in errors no new game starts (a server that is gone
     should not be retried once per remaining game); the results then stop short.
@@ -143,7 +146,7 @@ async def run_games(
                 return
             kw: dict[str, Any] = {"think": think} if think else {}
             result = await play_game(client, settings[i], delay=delay, on_start=on_start,
-                                     on_move=on_move, **kw)
+                                     on_move=on_move, profile=profile, **kw)
             results[i] = result
             errors += result.error is not None
             if on_done is not None:
@@ -178,6 +181,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop starting games after this many failed (default 5)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no game URLs")
+    parser.add_argument("--profile", type=profile_spec, default="strong",
+                        help="the solver's profile: strong (default), fast, or either with "
+                             "option=value overrides, as 'strong,risk_walls=2'")
 
 
 def _settings(args: argparse.Namespace) -> list[GameSettings] | str:
@@ -251,7 +257,8 @@ async def _main(args: argparse.Namespace, settings: list[GameSettings]) -> int:
             return 2
         start = time.perf_counter()
         results = await run_games(client, settings, concurrency=args.concurrency, delay=delay,
-                                  on_start=started, on_done=done, max_errors=args.max_errors)
+                                  on_start=started, on_done=done, max_errors=args.max_errors,
+                                  profile=args.profile)
         wall = time.perf_counter() - start
         bar.close()
         if len(results) < len(settings):
@@ -260,6 +267,7 @@ async def _main(args: argparse.Namespace, settings: list[GameSettings]) -> int:
         summary = summarize(results, client.latencies, wall, client.retries)
     if args.json:
         payload = {"server": args.server, "concurrency": args.concurrency,
+                   "profile": args.profile,
                    "settings": results[0].settings if results else {},
                    **summary.to_json(), "results": [r.to_json() for r in results]}
         print(json.dumps(payload, indent=2))

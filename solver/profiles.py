@@ -7,6 +7,7 @@ defaults are the ones that won those comparisons (``docs/solver.md``).
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import functools
 import types
@@ -14,7 +15,7 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["OPENINGS", "PROFILES", "Profile", "find_profile", "opening_cell"]
+__all__ = ["OPENINGS", "PROFILES", "Profile", "find_profile", "opening_cell", "profile_spec"]
 
 OPENINGS: dict[tuple[int, int, int], tuple[int, int]] = {(30, 16, 99): (3, 2)}
 """The best first click when its neighbours are safe too, measured per board (width,
@@ -137,6 +138,16 @@ def find_profile(spec: str) -> Profile:
     except KeyError:
         raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
     return _overridden(base, spec, tuple(overrides)) if overrides else base
+
+
+def profile_spec(spec: str) -> str:
+    """An argparse type for the commands' ``--profile``: the spec, checked before any game
+    is played (a bad one is a usage error that says what is wrong)."""
+    try:
+        find_profile(spec)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return spec
 
 
 @functools.lru_cache(maxsize=64)

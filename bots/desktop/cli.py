@@ -15,6 +15,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from solver.profiles import profile_spec
+
 __all__ = ["add_arguments", "run"]
 
 
@@ -37,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--xvfb", action="store_true",
                         help="play on a private virtual display (Xvfb) instead")
     parser.add_argument("--mines", type=int, default=None,
-                        help="total mines, when the profile cannot tell from the game id")
+                        help="total mines, when the game profile cannot tell from the game id")
     parser.add_argument("--tile-size", type=int, default=None,
                         help="ask the game for this cell size in pixels, if it supports it")
     parser.add_argument("--flag-mines", action="store_true",
@@ -46,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="end a game as an error after this many batches of clicks in a "
                              "row leave the board unchanged (a page that ignores clicks, a "
                              "dialog in the way; default 5)")
+    parser.add_argument("--profile", type=profile_spec, default="strong",
+                        help="the solver's profile (--game names the game's): strong "
+                             "(default), fast, or either with option=value overrides, as "
+                             "'strong,risk_walls=2'")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write one JSON line per game to PATH")
     parser.add_argument("--png", default="kaboom-look.png", metavar="PATH",
@@ -106,7 +112,8 @@ def _play(args: argparse.Namespace, profile: object, display: str) -> int:
     out = open(args.json, "a") if args.json else None  # noqa: SIM115
     try:
         with DesktopSession(profile, display, speed=args.speed, mines=args.mines,
-                            flag_mines=args.flag_mines, stall=args.stall) as session:
+                            flag_mines=args.flag_mines, stall=args.stall,
+                            solver_profile=args.profile) as session:
             for i in range(args.games):
                 record = session.play(args.game_id, index=i)
                 won += record.outcome == WON
@@ -119,7 +126,7 @@ def _play(args: argparse.Namespace, profile: object, display: str) -> int:
                       f"{record.guesses} guesses, {record.rereads} re-reads)"
                       + (f": {record.error}" if record.error else ""), flush=True)
                 if out:
-                    out.write(json.dumps(record.to_json()) + "\n")
+                    out.write(json.dumps({"profile": args.profile, **record.to_json()}) + "\n")
                     out.flush()
     finally:
         if out:

@@ -125,13 +125,17 @@ class DesktopSession:
     ``patience`` is how long a covered or off-screen board is waited for before the
     game stops; ``stall`` is how many batches of clicks in a row may leave the board
     exactly as it was before the game stops (a page that only lets its player move,
-    a dialog in the way): without it such a game would be clicked for hours.
+    a dialog in the way): without it such a game would be clicked for hours;
+    ``solver_profile`` is the solver's (``strong``, ``fast`` or a spec such as
+    ``strong,risk_walls=2``), not to be confused with ``profile``, the game's.
     """
 
     def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,
                  settle: float = 3.0, mines: int | None = None,
-                 flag_mines: bool = False, patience: float = 2.0, stall: int = 5) -> None:
+                 flag_mines: bool = False, patience: float = 2.0, stall: int = 5,
+                 solver_profile: str = "strong") -> None:
         self.profile = profile
+        self.solver_profile = solver_profile
         self.display = display or os.environ.get("DISPLAY", ":0")
         self.speed = speed
         self.settle = settle
@@ -443,7 +447,7 @@ class DesktopSession:
                 t0 = time.monotonic()
                 try:
                     decision = decide(position, outside_guess=self.profile.outside_guess,
-                                      flag_mines=self.flag_mines)
+                                      flag_mines=self.flag_mines, profile=self.solver_profile)
                 except KaboomError as exc:  # the reading contradicts itself: look again
                     log.warning("inconsistent reading (%s); re-reading", exc)
                     rereads += 1

@@ -25,20 +25,10 @@ from solver.bench.runner import (
     play_games,
     summarise,
 )
-from solver.profiles import find_profile
+from solver.profiles import profile_spec
 from solver.simulator import PRESETS, preset
 
-__all__ = ["add_arguments", "board_arguments", "board_size", "profile_spec", "run"]
-
-
-def profile_spec(spec: str) -> str:
-    """An argparse type: a profile spec (``strong``, ``'strong,risk_walls=2'``), checked
-    before any game is played."""
-    try:
-        find_profile(spec)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-    return spec
+__all__ = ["add_arguments", "board_arguments", "board_size", "run"]
 
 
 def board_arguments(parser: argparse.ArgumentParser) -> None:

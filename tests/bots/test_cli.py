@@ -39,3 +39,14 @@ def test_presets_and_sizes() -> None:
 def test_bad_arguments_exit_2(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
     assert play_cli.run(_args(*argv)) == 2
     assert "kaboom bot play:" in capsys.readouterr().err
+
+
+def test_the_solver_profile_is_checked_before_any_game(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _args().profile == "strong"
+    assert _args("--profile", "fast,candidates=3").profile == "fast,candidates=3"
+    with pytest.raises(SystemExit) as e:
+        _args("--profile", "strong,bogus=1")
+    assert e.value.code == 2
+    assert "unknown option 'bogus'" in capsys.readouterr().err

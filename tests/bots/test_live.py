@@ -121,10 +121,11 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_cli_json_report(live_server: LiveServer) -> None:
     done = _cli("--server", live_server.url, "--preset", "beginner", "--games", "3",
-                "--concurrency", "2", "--seed", "11", "--json")
+                "--concurrency", "2", "--seed", "11", "--profile", "fast", "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["games"] == 3 and report["wins"] == 3 and report["errors"] == 0
+    assert report["profile"] == "fast"
     assert report["reveal_ms"]["p50"] is not None and report["moves_per_s"] > 0
     assert f"{live_server.url}/games/" in done.stderr  # the spectate URL of each game
 

@@ -31,6 +31,17 @@ def test_survive_games_are_all_won(width: int, height: int, mines: int) -> None:
             check_choice(position, False)
 
 
+def test_games_are_played_with_the_solver_profile_asked_for() -> None:
+    """The first click is the profile's: the corner by default, (2, 1) with a spec."""
+    for profile, first in (("strong", (0, 0)), ("strong,first_safe=2:1", (2, 1))):
+        client = FakeClient(FakeServer(seed=5))
+        settings = [GameSettings(5, 4, 4) for _ in range(3)]
+        results = asyncio.run(run_games(client, settings, profile=profile))
+        assert [r.status for r in results] == ["won"] * 3
+        assert [move.cell for position, move in client.played if position.is_start] \
+            == [first] * 3
+
+
 @pytest.mark.parametrize("outside", [False, True])
 def test_fair_games_end_without_bot_faults(outside: bool) -> None:
     client = FakeClient(FakeServer(seed=7))

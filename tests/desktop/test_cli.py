@@ -16,12 +16,21 @@ pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 def test_cli_plays_seeded_games_and_writes_json(xdisplay: str, tmp_path: Path) -> None:
     out = tmp_path / "games.jsonl"
     proc = kaboom_desktop("--game", "sgt-mines", "--game-id", "9x9n10#cli", "--games", "2",
-                          "--speed", "40", "--flag-mines", "--json", str(out), display=xdisplay)
+                          "--speed", "40", "--flag-mines", "--profile", "fast", "--json",
+                          str(out), display=xdisplay)
     assert proc.returncode == 0, proc.stderr
     assert "won 2/2" in proc.stdout  # no-guess boards: a sound reader always wins
     games = [json.loads(line) for line in out.read_text().splitlines()]
     assert [g["game_id"] for g in games] == ["9x9n10#cli", "9x9n10#cli-1"]
     assert all(g["outcome"] == "won" and g["clicks"] > 0 for g in games)
+    assert {g["profile"] for g in games} == {"fast"}
+
+
+def test_cli_refuses_a_bad_solver_profile_before_starting() -> None:
+    proc = kaboom_desktop("--game", "sgt-mines", "--xvfb", "--profile", "strong,ratio=high",
+                          timeout=60)
+    assert proc.returncode == 2
+    assert "ratio takes a number" in proc.stderr
 
 
 def test_cli_needs_a_display(tmp_path: Path) -> None:
