@@ -12,7 +12,6 @@ import dataclasses
 import functools
 import types
 import typing
-from dataclasses import dataclass
 from typing import Any, Literal
 
 __all__ = ["OPENINGS", "PROFILES", "Profile", "find_profile", "opening_cell", "profile_spec"]
@@ -34,7 +33,7 @@ def opening_cell(width: int, height: int, mines: int) -> tuple[int, int]:
     return (turned[1], turned[0]) if turned is not None else (2, 2)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Profile:
     """Strategy settings; see :data:`PROFILES`."""
 
