@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import replace
+from typing import Literal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -35,8 +36,10 @@ params: st.SearchStrategy[Params] = st.tuples(
 )
 
 
-def _game(position: Position, **rules: object) -> Game:
-    r = Rules(position.width, position.height, position.mines, seed=1, **rules)  # type: ignore[arg-type]
+def _game(position: Position, *, outside_guess: bool = False,
+          forced_guess: Literal["survive", "fair"] = "survive") -> Game:
+    r = Rules(position.width, position.height, position.mines, seed=1,
+              outside_guess=outside_guess, forced_guess=forced_guess)
     return replace(Game.new("test", r), rows=position.rows, started_at=0.0)
 
 

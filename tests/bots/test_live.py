@@ -6,6 +6,7 @@ import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,11 @@ PRESET_GAMES = {"beginner": 120, "intermediate": 50, "expert": 30}
 
 
 async def _play(
-    url: str, settings: list[GameSettings], concurrency: int, **kw: object
+    url: str, settings: list[GameSettings], concurrency: int,
+    on_move: Callable[[GameView], None] | None = None,
 ) -> tuple[list[GameResult], int]:
     async with HttpClient(url, retry_for=60) as client:
-        results = await run_games(client, settings, concurrency=concurrency, **kw)  # type: ignore[arg-type]
+        results = await run_games(client, settings, concurrency=concurrency, on_move=on_move)
         return results, client.retries
 
 
