@@ -2,8 +2,8 @@
 
 One :class:`DesktopSession` owns the X connections, the game process it started (if
 any), the located window and grid.  Each turn it reads the board until two captures
-in a row agree (so half-drawn frames and animations are never acted on), asks
-:func:`solver.advisor.decide` for moves, clicks them nearest-first at the chosen speed,
+in a row agree (so half-drawn frames and animations are never acted on), asks the
+game's :class:`~solver.session.Solver` for moves, clicks them nearest-first at the chosen speed,
 then re-reads until every click shows its expected effect and no open cell changed.
 If that does not happen within ``settle`` seconds it does not click blind: it decides
 again from the fresh reading.
@@ -31,9 +31,9 @@ from bots.desktop.grid import Grid, GridNotFoundError
 from bots.desktop.input import Button, Pointer
 from bots.desktop.profile import LOST, PLAYING, WON, Profile, UnreadableCellError
 from bots.desktop.screen import Screen, Window, WindowNotFoundError
-from solver.advisor import decide
 from solver.errors import KaboomError
 from solver.position import Move, MoveKind, Position
+from solver.session import Solver
 
 __all__ = [
     "ERROR",
@@ -433,6 +433,9 @@ class DesktopSession:
         says why and how far the game got.  A game that cannot even start raises.
         """
         position = self.start(game_id, index)
+        # one solver a game: it keeps the frontier between turns, and a reading that does
+        # not follow from the last one (a misread, a new game) only starts it over
+        solver = Solver(self.solver_profile, outside_guess=self.profile.outside_guess)
         started = time.monotonic()
         clicks = turns = rereads = guesses = confused = stalled = 0
         thinking = 0.0
@@ -446,8 +449,7 @@ class DesktopSession:
                     break
                 t0 = time.monotonic()
                 try:
-                    decision = decide(position, outside_guess=self.profile.outside_guess,
-                                      flag_mines=self.flag_mines, profile=self.solver_profile)
+                    decision = solver.decide(position, flag_mines=self.flag_mines)
                 except KaboomError as exc:  # the reading contradicts itself: look again
                     log.warning("inconsistent reading (%s); re-reading", exc)
                     rereads += 1
