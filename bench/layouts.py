@@ -11,9 +11,11 @@ as game ``i`` (seed ``S * 1_000_003 + i``), for a harness that feeds it to anoth
 (we played JSMinesweeper this way; docs/solver.md).  ``pair`` reads two files of
 ``{"seed", "won"}`` lines (``kaboom bench --out`` writes them; gzipped when the name ends in
 ``.gz``) and prints both win rates on the seeds they share, the discordant games and the
-exact McNemar p-value.  ``bench/results/expert_{snr,sfar}_strong_200k_seeds.jsonl.gz``
-hold ``strong``'s outcome on each of the 200,000 Expert target boards of each rule (seed
-2026), so a challenger needs only its own run to be paired with them.
+exact McNemar p-value (``--json PATH`` writes them too).
+``bench/results/expert_{snr,sfar}_strong_200k_seeds.jsonl.gz`` hold ``strong``'s outcome
+on each of the 200,000 Expert target boards of each rule (seed 2026), so a challenger
+needs only its own run (``kaboom bench --profile SPEC --seed 2026 --out B.jsonl``) to be
+paired with them.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def export(name: str, rule: str, games: int, seed: int) -> None:
                           "mines": mines}))
 
 
-def pair(a_path: str, b_path: str) -> None:
+def pair(a_path: str, b_path: str, json_path: str | None = None) -> None:
     def load(path: str) -> dict[int, bool]:
         with gzip.open(path, "rt") if path.endswith(".gz") else open(path) as fh:
             return {row["seed"]: bool(row["won"]) for row in map(json.loads, fh) if row}
@@ -53,16 +55,22 @@ def pair(a_path: str, b_path: str) -> None:
     n = len(seeds)
     if not n:
         sys.exit("no seed in common")
-    for path, won in ((a_path, a), (b_path, b)):
+    out: dict[str, object] = {"games": n}
+    for key, path, won in (("a", a_path, a), ("b", b_path, b)):
         wins = sum(won[s] for s in seeds)
         low, high = wilson(wins, n)
         print(f"{path}: won {wins}/{n} = {100 * wins / n:.2f} % "
               f"[{100 * low:.2f}, {100 * high:.2f}]")
+        out[key] = {"path": path, "wins": wins, "win_rate": wins / n, "wilson": [low, high]}
     a_only = sum(a[s] and not b[s] for s in seeds)
     b_only = sum(b[s] and not a[s] for s in seeds)
     z = (b_only - a_only) / math.sqrt(a_only + b_only) if a_only + b_only else 0.0
+    p = mcnemar(a_only, b_only)
     print(f"only the first won {a_only}, only the second {b_only}; z = {z:+.2f}, "
-          f"exact McNemar p = {mcnemar(a_only, b_only):.4f}")
+          f"exact McNemar p = {p:.4f}")
+    if json_path:
+        with open(json_path, "w") as fh:
+            json.dump({**out, "a_only": a_only, "b_only": b_only, "z": z, "p": p}, fh, indent=1)
 
 
 def main() -> None:
@@ -76,11 +84,12 @@ def main() -> None:
     pa = sub.add_parser("pair", help="pair two files of per-seed results")
     pa.add_argument("a")
     pa.add_argument("b")
+    pa.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = ap.parse_args()
     if args.command == "export":
         export(args.preset, args.rule, args.games, args.seed)
     else:
-        pair(args.a, args.b)
+        pair(args.a, args.b, args.json)
 
 
 if __name__ == "__main__":

@@ -41,11 +41,14 @@ def test_pair_counts_discordant_games(tmp_path: Path) -> None:
                for i, g in enumerate(ours)]
     with gzip.open(b, "wt") as fh:  # a gzipped file reads the same
         fh.write("".join(json.dumps(r) + "\n" for r in flipped))
-    out = run_bench("layouts.py", "pair", str(a), str(b))
+    out = run_bench("layouts.py", "pair", str(a), str(b), "--json", str(tmp_path / "p.json"))
     a_only = sum(g.won for g in ours[:2])
     b_only = int(not ours[29].won)
     assert f"only the first won {a_only}, only the second {b_only};" in out
     assert f"won {sum(g.won for g in ours)}/30" in out
+    figures = json.loads((tmp_path / "p.json").read_text())
+    assert (figures["games"], figures["a_only"], figures["b_only"]) == (30, a_only, b_only)
+    assert figures["b"]["wins"] == figures["a"]["wins"] - a_only + b_only
 
 
 @pytest.mark.parametrize(("rule", "wins"), [("snr", 108_751), ("sfar", 82_250)])
