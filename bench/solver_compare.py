@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 
+from solver.bench.machine import machine
 from solver.bench.runner import run_games, summarise
 from solver.profiles import profile_spec
 from solver.simulator import preset
@@ -41,7 +42,7 @@ def main() -> None:
     ap.add_argument("--json")
     args = ap.parse_args()
     w, h, m = preset(args.preset)
-    out = {}
+    out: dict[str, object] = {"machine": machine()}
     results = {}
     challengers = args.b or ["fast"]
     for spec in (args.a, *challengers):

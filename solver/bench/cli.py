@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from typing import Protocol
 
 from solver.bench.cluster import Cluster, ClusterError
+from solver.bench.machine import machine
 from solver.bench.results import ResultsFile, ResultsFileError
 from solver.bench.runner import (
     GameResult,
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     settings: dict[str, object] = {
         "width": setup.width, "height": setup.height, "mines": setup.mines, "rule": args.rule,
         "games": args.games, "seed": args.seed, "profile": args.profile, "jobs": args.jobs,
-        "cluster": args.cluster, "out": args.out,
+        "cluster": args.cluster, "out": args.out, "machine": machine(),
     }
     seeds = [game_seed(args.seed, i) for i in range(args.games)]
     try:
@@ -144,6 +145,10 @@ def _report(s: Summary, setup: Setup, seed: int) -> None:
           f"CPU: median {s.cpu_ms_median:.1f}, mean {s.cpu_ms_mean:.1f}; "
           f"guesses a game {s.guesses_per_game:.2f}")
     print("moves by algorithm: " + ", ".join(f"{k} {v}" for k, v in s.moves_by_algorithm.items()))
+    m = s.settings.get("machine")
+    if isinstance(m, dict):
+        print(f"machine: {m['cpu']}, {m['cores']} cores, load {m['load']} at the start; "
+              f"yardstick {m['yardstick_ms']} ms of CPU (solver/bench/machine.py)")
     by_worker = s.settings.get("games_by_worker")
     if isinstance(by_worker, dict):
         print("games by worker: " + ", ".join(f"{k} {v}" for k, v in by_worker.items()))

@@ -39,7 +39,12 @@ def test_cli_writes_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0
     data = json.loads(out.read_text())
     assert data["games"] == 4 and data["settings"]["rule"] == "sfar"
-    assert "won" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "won" in printed
+    # the figures carry their machine: a yardstick to compare milliseconds across days
+    machine = data["settings"]["machine"]
+    assert machine["cores"] >= 1 and machine["yardstick_ms"] > 0 and machine["cpu"]
+    assert f"yardstick {machine['yardstick_ms']} ms" in printed
 
 
 def test_cli_plays_a_profile_spec_and_names_it(
