@@ -202,7 +202,6 @@ def main() -> None:
                                   "with the same settings skips the games in it")
     ap.add_argument("--json")
     args = ap.parse_args()
-    profile = args.profile
     settings = {k: getattr(args, k) for k in
                 ("preset", "rule", "profile", "layouts", "candidates", "tolerance",
                  "most_covered")}
@@ -217,7 +216,7 @@ def main() -> None:
             ap.error(str(e))
         done = {} if out is None else {
             r["seed"]: ([Measured(**g) for g in r["guesses"]], r["cpu_s"]) for r in out.records()}
-        tasks = [(args.preset, args.rule, profile, args.layouts, args.candidates,
+        tasks = [(args.preset, args.rule, args.profile, args.layouts, args.candidates,
                   args.tolerance, args.most_covered, s) for s in seeds if s not in done]
         if done:
             print(f"{args.out}: {args.games - len(tasks)} of {args.games} games already played",
@@ -238,9 +237,9 @@ def main() -> None:
     results = [done[s] for s in seeds]
     guesses = [g for found, _ in results for g in found]
     cpu = sum(s for _, s in results)
-    print(f"{args.preset} {args.rule} {profile}: {len(guesses)} guesses in {args.games} games, "
-          f"{args.layouts} layouts x up to {args.candidates} candidates each; CPU "
-          f"{cpu:.0f} s, wall {time.perf_counter() - start:.0f} s")
+    print(f"{args.preset} {args.rule} {args.profile}: {len(guesses)} guesses in "
+          f"{args.games} games, {args.layouts} layouts x up to {args.candidates} candidates "
+          f"each; CPU {cpu:.0f} s, wall {time.perf_counter() - start:.0f} s")
     k = args.layouts
     summary: dict[str, object] = {}
     for stage, low in STAGES:

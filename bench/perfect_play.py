@@ -267,14 +267,13 @@ def main() -> None:
             parser.error(f"{path}: no layout fits the position")
         cases.append((path, Start(position.rows, position.mines, False),
                       functools.partial(list, fitting)))
-    profiles = args.profiles
     rows = []
     for label, start, lays in cases:
         best = perfect(label, start, lays(), args.jobs)
         where = ({"board": label} if start.click_first
                  else {"position": label, "rows": list(start.rows)})
         row: dict[str, Any] = {**where, "optimal": best, "profiles": {}}
-        for name in profiles:
+        for name in args.profiles:
             got, guesses = played(start, lays(), name, args.jobs)
             gap = round(100 * (best["win"] - got["win"]), 9) + 0.0  # no "-0.000"
             print(f"  {name}: {got['won']:,} / {got['games']:,} = {100 * got['win']:.3f} % "

@@ -136,7 +136,7 @@ def find_profile(spec: str) -> Profile:
         base = PROFILES[name]
     except KeyError:
         raise ValueError(f"unknown profile {name!r}; known: {', '.join(PROFILES)}") from None
-    return _overridden(base, spec, tuple(overrides)) if overrides else base
+    return _overridden(base, spec) if overrides else base
 
 
 def profile_spec(spec: str) -> str:
@@ -150,10 +150,11 @@ def profile_spec(spec: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _overridden(base: Profile, spec: str, overrides: tuple[str, ...]) -> Profile:
+def _overridden(base: Profile, spec: str) -> Profile:
+    """``base`` with the ``,option=value`` overrides that follow its name in ``spec``."""
     kinds = typing.get_type_hints(Profile)
     changes: dict[str, Any] = {}  # each checked against its field's type below
-    for item in overrides:
+    for item in spec.split(",")[1:]:
         key, _, text = item.partition("=")
         if key not in kinds or key == "name":
             known = ", ".join(k for k in kinds if k != "name")
@@ -169,7 +170,7 @@ def _overridden(base: Profile, spec: str, overrides: tuple[str, ...]) -> Profile
 def _value(kind: object, text: str) -> object:
     """``text`` as a value of an option of type ``kind``: a number, ``yes``/``no``, a
     cell ``x:y``, one of a few words, or ``none`` where the option may be off."""
-    options = typing.get_args(kind) if isinstance(kind, types.UnionType) else (kind,)
+    options = _options(kind)
     if text.lower() == "none":
         if type(None) in options:
             return None
@@ -194,9 +195,13 @@ def _value(kind: object, text: str) -> object:
 
 def _describe(kind: object) -> str:
     """What an option of type ``kind`` takes, for an error message."""
-    options = typing.get_args(kind) if isinstance(kind, types.UnionType) else (kind,)
     names: dict[object, str] = {int: "a whole number", float: "a number", bool: "yes or no",
                                 type(None): "none"}
     return ", or ".join(
         "one of " + ", ".join(typing.get_args(k)) if typing.get_origin(k) is Literal
-        else names.get(k, "a cell x:y") for k in options)
+        else names.get(k, "a cell x:y") for k in _options(kind))
+
+
+def _options(kind: object) -> tuple[object, ...]:
+    """The types an option's value may have: both sides of ``int | None``."""
+    return typing.get_args(kind) if isinstance(kind, types.UnionType) else (kind,)
