@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import math
 import types
 import typing
 from typing import Any, Literal
@@ -168,8 +169,8 @@ def _overridden(base: Profile, spec: str) -> Profile:
 
 
 def _value(kind: object, text: str) -> object:
-    """``text`` as a value of an option of type ``kind``: a number, ``yes``/``no``, a
-    cell ``x:y``, one of a few words, or ``none`` where the option may be off."""
+    """``text`` as a value of an option of type ``kind``: a finite number >= 0, ``yes``/
+    ``no``, a cell ``x:y``, one of a few words, or ``none`` where the option may be off."""
     options = _options(kind)
     if text.lower() == "none":
         if type(None) in options:
@@ -182,7 +183,7 @@ def _value(kind: object, text: str) -> object:
         return text.lower() in ("1", "true", "yes")
     if typing.get_origin(kind) is tuple:
         cell = tuple(int(v) for v in text.split(":"))
-        if len(cell) != 2:
+        if len(cell) != 2 or min(cell) < 0:
             raise ValueError(text)
         return cell
     if typing.get_origin(kind) is Literal:
@@ -190,16 +191,19 @@ def _value(kind: object, text: str) -> object:
             raise ValueError(text)
         return text
     assert kind in (int, float), kind
-    return kind(text)
+    number = kind(text)
+    if not 0 <= number < math.inf:  # every count, weight and fraction; also refuses nan
+        raise ValueError(text)
+    return number
 
 
 def _describe(kind: object) -> str:
     """What an option of type ``kind`` takes, for an error message."""
-    names: dict[object, str] = {int: "a whole number", float: "a number", bool: "yes or no",
-                                type(None): "none"}
+    names: dict[object, str] = {int: "a whole number >= 0", float: "a number >= 0",
+                                bool: "yes or no", type(None): "none"}
     return ", or ".join(
         "one of " + ", ".join(typing.get_args(k)) if typing.get_origin(k) is Literal
-        else names.get(k, "a cell x:y") for k in _options(kind))
+        else names.get(k, "a cell x:y (from the corner)") for k in _options(kind))
 
 
 def _options(kind: object) -> tuple[object, ...]:

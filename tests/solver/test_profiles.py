@@ -19,6 +19,7 @@ def test_a_spec_overrides_each_kind_of_option() -> None:
     p = find_profile(spec)
     assert p.name == spec  # results say exactly what played
     assert (p.risk_walls, p.ratio, p.living, p.endgame_cells) == (2, 0.85, False, 12)
+    assert find_profile("strong,risk=0,candidates=0").risk == 0  # zero switches an option off
     assert (p.first_safe, p.first_opening, p.score) == ((3, 2), None, "secondary")
     untouched = {f.name for f in dataclasses.fields(p)} - {
         "name", "risk_walls", "ratio", "living", "endgame_cells", "first_safe",
@@ -39,13 +40,18 @@ def test_a_name_alone_is_the_registered_profile() -> None:
     ("strong,bogus=1", "unknown option 'bogus' in 'strong,bogus=1'; known: lookahead,"),
     ("strong,name=mine", "unknown option 'name'"),
     ("strong,", "unknown option ''"),
-    ("strong,ratio=high", "'ratio=high' in 'strong,ratio=high': ratio takes a number"),
-    ("strong,candidates=2.5", "candidates takes a whole number"),
-    ("strong,risk_walls=none", "risk_walls takes a whole number"),
-    ("strong,endgame_cells=many", "endgame_cells takes a whole number, or none"),
+    ("strong,ratio=high", "'ratio=high' in 'strong,ratio=high': ratio takes a number >= 0"),
+    ("strong,ratio=nan", "ratio takes a number >= 0"),
+    ("strong,risk=inf", "risk takes a number >= 0"),
+    ("strong,tolerance=-0.1", "tolerance takes a number >= 0"),
+    ("strong,candidates=2.5", "candidates takes a whole number >= 0"),
+    ("strong,candidates=-1", "candidates takes a whole number >= 0"),
+    ("strong,risk_walls=none", "risk_walls takes a whole number >= 0"),
+    ("strong,endgame_cells=many", "endgame_cells takes a whole number >= 0, or none"),
     ("strong,living=maybe", "living takes yes or no"),
-    ("strong,first_safe=3", "first_safe takes a cell x:y"),
-    ("strong,first_opening=3:2:1", "first_opening takes a cell x:y, or none"),
+    ("strong,first_safe=3", "first_safe takes a cell x:y (from the corner)"),
+    ("strong,first_safe=-1:0", "first_safe takes a cell x:y"),
+    ("strong,first_opening=3:2:1", "first_opening takes a cell x:y (from the corner), or none"),
     ("strong,outside_pick=far", "outside_pick takes one of edge, witness"),
 ])
 def test_a_bad_spec_says_what_is_wrong(spec: str, says: str) -> None:
