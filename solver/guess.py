@@ -21,7 +21,7 @@ from solver.frontier import Frontier, components, covered_mask, fold_constraints
 from solver.position import Cell, Position
 from solver.profiles import Profile
 
-__all__ = ["POLICIES", "Guess", "Situation", "guess", "score"]
+__all__ = ["POLICIES", "Guess", "Situation", "guess", "score", "shortlist"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -299,7 +299,7 @@ def safest(s: Situation) -> Guess:
     reason = f"guess: lowest mine probability {best_p:.3f}"
     if not profile.lookahead or s.count is None:
         return Guess(cell, reason, "guess")
-    near = _shortlist(s, best_p)
+    near = shortlist(s, best_p)
     if profile.risk_walls:
         extra = s.influenced(best_p)
     else:
@@ -404,7 +404,7 @@ def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[li
     return out
 
 
-def _shortlist(s: Situation, best_p: float) -> list[Cell]:
+def shortlist(s: Situation, best_p: float) -> list[Cell]:
     """The cells worth a lookahead: frontier cells near the safest, and a few outside
     representatives (fewest undecided neighbours first: likeliest to open an area)."""
     profile, p = s.profile, s.probs

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from solver.guess import _shortlist
+from solver.guess import shortlist
 from solver.position import Position
 from solver.profiles import PROFILES
 from tests.solver.boards import make_situation
@@ -24,7 +24,7 @@ def test_outside_cells_are_weighed_only_within_the_gate(gate: float,
     situation = make_situation(CORNER_ONE, profile=profile)
     assert situation.probs[(2, 0)] == pytest.approx(1 / 3)
     assert situation.probs[(0, 0)] == pytest.approx(3 / 8)
-    chosen = set(_shortlist(situation, min(situation.probs.values())))
+    chosen = set(shortlist(situation, min(situation.probs.values())))
     assert {(2, 0), (2, 1), (3, 1)} <= chosen
     # fewer than 30 outside cells: every one of them, or none
     assert chosen & OUTSIDE == (OUTSIDE if outside_weighed else set())
