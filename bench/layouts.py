@@ -15,7 +15,8 @@ exact McNemar p-value (``--json PATH`` writes them too).
 ``bench/results/expert_{snr,sfar}_strong_200k_seeds.jsonl.gz`` hold ``strong``'s outcome
 on each of the 200,000 Expert target boards of each rule (seed 2026), so a challenger
 needs only its own run (``kaboom bench --profile SPEC --seed 2026 --out B.jsonl``) to be
-paired with them.
+paired with them; ``expert_{snr,sfar}_risk_walls3_200k_seeds.jsonl.gz`` hold the outcomes
+of ``strong`` before the nineteenth pass (three walls).
 """
 
 from __future__ import annotations

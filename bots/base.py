@@ -158,7 +158,7 @@ def choose(
     or all mines.  Flags are the player's notes and prove nothing, so the solver sees the
     board without them; a chosen cell under a flag is unflagged first (the bot never
     flags, but a position may carry marks).  ``profile`` is the solver's: ``strong``,
-    ``fast`` or a spec such as ``strong,risk_walls=2``.
+    ``fast`` or a spec such as ``strong,ratio=0.85``.
     """
     solver = Solver(profile, outside_guess=outside_guess, first_click=first_click)
     return choose_with(solver, position)

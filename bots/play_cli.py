@@ -183,7 +183,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no game URLs")
     parser.add_argument("--profile", type=profile_spec, default="strong",
                         help="the solver's profile: strong (default), fast, or either with "
-                             "option=value overrides, as 'strong,risk_walls=2'")
+                             "option=value overrides, as 'strong,ratio=0.85'")
 
 
 def _settings(args: argparse.Namespace) -> list[GameSettings] | str:

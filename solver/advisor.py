@@ -39,7 +39,7 @@ def decide(
     all mines (Kaboom's default rule).  ``probabilities`` attaches the mine probability
     of every covered cell; ``flag_mines`` adds flags on proven, unflagged mines before
     the reveals; ``budget_s`` bounds the SAT fallback; ``profile`` is ``fast``,
-    ``strong`` or a spec with overrides (``strong,risk_walls=2``, see
+    ``strong`` or a spec with overrides (``strong,ratio=0.85``, see
     :func:`~solver.profiles.find_profile`); ``first_click`` (``safe``/``sfar`` or
     ``opening``/``snr``) picks the first cell for that first-click rule.  Raises
     ``InvalidPositionError`` when no layout fits the position.

@@ -112,21 +112,22 @@ PROFILES: dict[str, Profile] = {
     "fast": Profile("fast", candidates=2, outside_candidates=1, node_limit=20_000,
                     endgame_cells=20, endgame_layouts=300, regions=1000, fifty=True),
     # JSMinesweeper's guess: survive this click and the best living next one (blended
-    # 4:1 with the runner-up), times the long-term risk over pockets with up to three
-    # missing mines, over every cell within 0.9 of the best safety; +0.96 points on
-    # 20,000 paired Expert boards; and the exact endgame search whenever the whole
-    # board has at most 3,000 layouts, whatever its cells (JSMinesweeper: 1,000),
-    # +0.15 points on 20,000 more (docs/solver.md)
+    # 4:1 with the runner-up), times the long-term risk, over every cell within 0.9 of
+    # the best safety; +0.96 points on 20,000 paired Expert boards; and the exact
+    # endgame search whenever the whole board has at most 3,000 layouts, whatever its
+    # cells (JSMinesweeper: 1,000), +0.15 points on 20,000 more.  The risk counts
+    # pockets with up to two missing mines (JSMinesweeper: three): level or better on
+    # the 200,000 target boards of each rule, for 13-16 % less CPU (docs/solver.md)
     "strong": Profile("strong", score="blended", progress_weight=0.001, ratio=0.9,
                       candidates=40, outside_candidates=20, outside_pick="witness",
                       living=True, avoid_dead=True, dominance=True, sole_safest=True,
-                      risk=0.9, risk_walls=3, endgame_cells=None, endgame_layouts=3000,
+                      risk=0.9, risk_walls=2, endgame_cells=None, endgame_layouts=3000,
                       endgame_nodes=200_000, regions=1000, fifty=True),
 }
 
 
 def find_profile(spec: str) -> Profile:
-    """A profile by name, with any ``,option=value`` overrides: ``"strong,risk_walls=2"``,
+    """A profile by name, with any ``,option=value`` overrides: ``"strong,risk_walls=3"``,
     ``"strong,first_safe=3:2"`` (a cell), ``"fast,endgame_cells=none"``.
 
     The returned profile is named ``spec``, so results say what played; a spec is

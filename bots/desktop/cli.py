@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--profile", type=profile_spec, default="strong",
                         help="the solver's profile (--game names the game's): strong "
                              "(default), fast, or either with option=value overrides, as "
-                             "'strong,risk_walls=2'")
+                             "'strong,ratio=0.85'")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write one JSON line per game to PATH")
     parser.add_argument("--png", default="kaboom-look.png", metavar="PATH",

@@ -127,7 +127,7 @@ class DesktopSession:
     exactly as it was before the game stops (a page that only lets its player move,
     a dialog in the way): without it such a game would be clicked for hours;
     ``solver_profile`` is the solver's (``strong``, ``fast`` or a spec such as
-    ``strong,risk_walls=2``), not to be confused with ``profile``, the game's.
+    ``strong,ratio=0.85``), not to be confused with ``profile``, the game's.
     """
 
     def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,

@@ -45,7 +45,7 @@ def board_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="same seed, same boards")
     parser.add_argument("--profile", type=profile_spec, default="strong",
                         help="fast, strong, or either with option=value overrides, as "
-                             "'strong,risk_walls=2' (solver/profiles.py)")
+                             "'strong,ratio=0.85' (solver/profiles.py)")
     parser.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 

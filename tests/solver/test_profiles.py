@@ -14,11 +14,11 @@ from solver.session import Solver
 
 
 def test_a_spec_overrides_each_kind_of_option() -> None:
-    spec = ("strong,risk_walls=2,ratio=0.85,living=no,endgame_cells=12,first_safe=3:2,"
+    spec = ("strong,risk_walls=4,ratio=0.85,living=no,endgame_cells=12,first_safe=3:2,"
             "first_opening=none,score=secondary")
     p = find_profile(spec)
     assert p.name == spec  # results say exactly what played
-    assert (p.risk_walls, p.ratio, p.living, p.endgame_cells) == (2, 0.85, False, 12)
+    assert (p.risk_walls, p.ratio, p.living, p.endgame_cells) == (4, 0.85, False, 12)
     assert find_profile("strong,risk=0,candidates=0").risk == 0  # zero switches an option off
     assert (p.first_safe, p.first_opening, p.score) == ((3, 2), None, "secondary")
     untouched = {f.name for f in dataclasses.fields(p)} - {
@@ -26,8 +26,8 @@ def test_a_spec_overrides_each_kind_of_option() -> None:
         "first_opening", "score"}
     strong = PROFILES["strong"]
     assert all(getattr(p, k) == getattr(strong, k) for k in untouched)
-    assert strong.risk_walls == 3 and strong.name == "strong"  # the registered one is intact
-    assert "strong,risk_walls=2" not in PROFILES
+    assert strong.risk_walls == 2 and strong.name == "strong"  # the registered one is intact
+    assert "strong,risk_walls=4" not in PROFILES
 
 
 def test_a_name_alone_is_the_registered_profile() -> None:
