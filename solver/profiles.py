@@ -117,7 +117,7 @@ PROFILES: dict[str, Profile] = {
     # endgame search whenever the whole board has at most 3,000 layouts, whatever its
     # cells (JSMinesweeper: 1,000), +0.15 points on 20,000 more.  The risk counts
     # pockets with up to two missing mines (JSMinesweeper: three): level or better on
-    # the 200,000 target boards of each rule, for 13-16 % less CPU (docs/solver.md)
+    # the 200,000 target boards of each rule, for 12-16 % less CPU (docs/solver.md)
     "strong": Profile("strong", score="blended", progress_weight=0.001, ratio=0.9,
                       candidates=40, outside_candidates=20, outside_pick="witness",
                       living=True, avoid_dead=True, dominance=True, sole_safest=True,
