@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     settings: dict[str, object] = {
         "width": setup.width, "height": setup.height, "mines": setup.mines, "rule": args.rule,
         "games": args.games, "seed": args.seed, "profile": args.profile, "jobs": args.jobs,
-        "cluster": args.cluster, "out": args.out, "machine": machine(),
+        "cluster": args.cluster, "out": args.out,
     }
     seeds = [game_seed(args.seed, i) for i in range(args.games)]
     try:
@@ -108,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
             if len(todo) < len(seeds):
                 print(f"{args.out}: {len(seeds) - len(todo)} of {len(seeds)} games already "
                       f"played; playing the other {len(todo)}", file=sys.stderr)
+            if todo:  # the machine that plays them (a resumed file's games may be another's)
+                settings["machine"] = machine()
             cluster = stack.enter_context(Cluster(args.cluster)) if args.cluster and todo else None
             games = (cluster.play(setup, todo) if cluster
                      else play_games(setup, todo, jobs=args.jobs))

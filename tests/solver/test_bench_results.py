@@ -79,7 +79,10 @@ def test_cli_resumes_a_local_run(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert sorted(json.loads(line)["seed"] for line in text.splitlines()) == [
         game_seed(4, i) for i in range(8)
     ]
-    assert json.loads(summary.read_text())["games"] == 8
-    assert main([*args, "--games", "3"]) == 0  # a smaller run reads its seeds from the file
+    resumed = json.loads(summary.read_text())
+    assert resumed["games"] == 8 and resumed["settings"]["machine"]["yardstick_ms"] > 0
+    # a smaller run reads its seeds from the file: nothing is played, so no machine is timed
+    assert main([*args, "--games", "3", "--json", str(summary)]) == 0
     assert out.read_text() == text
     assert "won" in capsys.readouterr().out
+    assert "machine" not in json.loads(summary.read_text())["settings"]
