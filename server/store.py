@@ -273,6 +273,21 @@ class _SqlStore:
         return max(0.0, 1.0 - tokens) / rate
 
 
+def _switch_to_wal(db: sqlite3.Connection, deadline: float) -> None:
+    """Puts the file in WAL mode, retrying until ``deadline``: when several processes
+    open a new file together, SQLite may refuse the switch at once ("database is
+    locked") without waiting on the busy timeout, and ``kaboom serve --workers 2``
+    failed to start about once in thirty on a new database."""
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 class SqliteStore(_SqlStore):
     """Games in one SQLite file (WAL mode).  Safe to share between threads, and between
     processes: each write takes the database's write lock (``BEGIN IMMEDIATE``)."""
@@ -286,7 +301,7 @@ class SqliteStore(_SqlStore):
             str(path), check_same_thread=False, isolation_level=None, timeout=30
         )
         self._lock = threading.Lock()
-        self._db.execute("PRAGMA journal_mode=WAL")
+        _switch_to_wal(self._db, deadline=time.monotonic() + 30)
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         with self._tx() as cur:
             has = cur.execute(

@@ -365,6 +365,11 @@ def test_workers_refuse_a_port_in_use(tmp_path: Path) -> None:
     reason, instead of silently sharing the port with it."""
     first = LiveServer(tmp_path / "first.db", workers=2).start()
     try:
+        deadline = time.monotonic() + 60  # the server answers once one worker listens
+        while _listening_sockets(first.port) < 2:
+            assert first.proc is not None and first.proc.poll() is None, first.stderr()
+            assert time.monotonic() < deadline, "the second worker never listened"
+            time.sleep(0.2)
         second = subprocess.run(
             [sys.executable, "-m", "kaboom", "serve", "--port", str(first.port),
              "--db", str(tmp_path / "second.db"), "--workers", "2"],
