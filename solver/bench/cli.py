@@ -141,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _report(s: Summary, setup: Setup, seed: int) -> None:
     print(f"board {setup.board}  rule {setup.rule}  profile {setup.profile}  seed {seed}")
-    print(f"won {s.wins}/{s.games} = {100 * s.win_rate:.2f} %  "
+    percent = 100 * s.wins / s.games if s.games else 0.0  # not 100 * rate: 54.365 -> 54.36
+    print(f"won {s.wins}/{s.games} = {percent:.2f} %  "
           f"(Wilson 95 %: {100 * s.wilson_low:.2f}-{100 * s.wilson_high:.2f} %)")
     print(f"ms a game (wall): median {s.ms_median:.1f}, mean {s.ms_mean:.1f}; "
           f"CPU: median {s.cpu_ms_median:.1f}, mean {s.cpu_ms_mean:.1f}; "
