@@ -58,4 +58,6 @@ def test_processes_opening_a_new_database_together_all_open_it(tmp_path: Path) -
         for proc in procs:
             proc.join(60)
         assert [proc.exitcode for proc in procs] == [0, 0], f"database {n}"
-        assert SqliteStore(tmp_path / f"{n}.db").schema_version() == migrations.latest()
+        store = SqliteStore(tmp_path / f"{n}.db")
+        assert store.schema_version() == migrations.latest()
+        store.close()
