@@ -46,6 +46,24 @@ def _play_chunk(setup: Setup, seeds: Sequence[int]) -> tuple[str, list[GameResul
     return get_worker().address, [setup.play(s) for s in seeds]
 
 
+def _close_failed_client(error: BaseException, client_type: type[Any]) -> None:
+    """Closes the client that ``error`` left half started, at once.
+
+    Left to the garbage collector, its ``__del__`` closes it whenever a collection
+    happens, and if that is while another client starts, both want ``distributed``'s
+    one lock for every event loop: the process hangs (the test suite did, after a
+    malformed address).
+    """
+    tb = error.__traceback__
+    while tb is not None:
+        client = tb.tb_frame.f_locals.get("self")
+        if isinstance(client, client_type):
+            with contextlib.suppress(Exception):
+                client.close()
+            return
+        tb = tb.tb_next
+
+
 class Cluster:
     """A connection to a Dask scheduler that plays games on its workers."""
 
@@ -59,6 +77,7 @@ class Cluster:
         try:
             self._client: Any = Client(address, timeout=timeout, set_as_default=False)
         except Exception as e:  # OSError when unreachable, others for a malformed address
+            _close_failed_client(e, Client)
             raise ClusterError(
                 f"cannot reach a Dask scheduler at {address}: {e or type(e).__name__}"
             ) from e

@@ -95,6 +95,42 @@ def test_unreachable_or_malformed_address_is_a_clear_error(address: str) -> None
         Cluster(address, timeout=1)
 
 
+_COLLECT_WHILE_A_CLIENT_STARTS = """
+import gc
+import distributed.utils
+from solver.bench.cluster import Cluster, ClusterError
+
+start_thread = distributed.utils._CollectErrorThread.__init__
+
+def collecting(self, *args, **kwargs):
+    gc.collect()  # the garbage collector runs just as the next client starts its loop
+    start_thread(self, *args, **kwargs)
+
+distributed.utils._CollectErrorThread.__init__ = collecting
+gc.disable()
+for address in ["no-port", "http://127.0.0.1:9", "no-port", "tcp://127.0.0.1:9"]:
+    try:
+        Cluster(address, timeout=1)
+    except ClusterError:
+        pass
+print("all refused")
+"""
+
+
+def test_a_failed_connection_leaves_nothing_that_hangs_the_next() -> None:
+    """A client that failed to connect is closed at once. Left to the garbage collector,
+    it was closed whenever a collection came; if that was while the next client started,
+    both waited on ``distributed``'s one lock for event loops, and the process hung (the
+    test suite did, after the malformed address)."""
+    try:
+        run = subprocess.run([sys.executable, "-c", _COLLECT_WHILE_A_CLIENT_STARTS],
+                             capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the next connection hung on the failed client's cleanup")
+    assert run.returncode == 0, run.stderr
+    assert "all refused" in run.stdout
+
+
 def test_local_cluster_leaves_nothing_in_the_temporary_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
