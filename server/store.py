@@ -273,6 +273,10 @@ class _SqlStore:
         return max(0.0, 1.0 - tokens) / rate
 
 
+LOCK_WAIT_S = 30.0
+"""How long opening or writing a SQLite store waits for another process's lock."""
+
+
 def _switch_to_wal(db: sqlite3.Connection, deadline: float) -> None:
     """Puts the file in WAL mode, retrying until ``deadline``: when several processes
     open a new file together, SQLite may refuse the switch at once ("database is
@@ -299,10 +303,10 @@ class SqliteStore(_SqlStore):
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(
-            str(path), check_same_thread=False, isolation_level=None, timeout=30
+            str(path), check_same_thread=False, isolation_level=None, timeout=LOCK_WAIT_S
         )
         self._lock = threading.Lock()
-        _switch_to_wal(self._db, deadline=time.monotonic() + 30)
+        _switch_to_wal(self._db, deadline=time.monotonic() + LOCK_WAIT_S)
         self._db.execute(f"PRAGMA synchronous={synchronous}")
         with self._tx() as cur:
             has = cur.execute(

@@ -318,6 +318,16 @@ def _listening_sockets(port: int) -> int:
     )
 
 
+def _wait_until_both_workers_listen(server: LiveServer) -> None:
+    """The server answers once one worker listens; the second may still be starting (or
+    have failed, which stops the server: its stderr says why)."""
+    deadline = time.monotonic() + 60
+    while _listening_sockets(server.port) < 2:
+        assert server.proc is not None and server.proc.poll() is None, server.stderr()
+        assert time.monotonic() < deadline, "the second worker never listened"
+        time.sleep(0.2)
+
+
 def _worker_pids(server: LiveServer) -> set[int]:
     assert server.proc is not None
     pid = server.proc.pid
@@ -335,10 +345,7 @@ def test_workers_share_a_burst_of_connections_and_are_replaced(tmp_path: Path) -
     try:
         workers = _worker_pids(server)
         assert len(workers) == 2
-        deadline = time.monotonic() + 60  # the server answers once one worker listens
-        while _listening_sockets(server.port) < 2:
-            assert time.monotonic() < deadline, "the second worker never listened"
-            time.sleep(0.2)
+        _wait_until_both_workers_listen(server)
         assert _answering_workers(server.url) == workers
         victim = min(workers)
         os.kill(victim, signal.SIGKILL)
@@ -365,11 +372,7 @@ def test_workers_refuse_a_port_in_use(tmp_path: Path) -> None:
     reason, instead of silently sharing the port with it."""
     first = LiveServer(tmp_path / "first.db", workers=2).start()
     try:
-        deadline = time.monotonic() + 60  # the server answers once one worker listens
-        while _listening_sockets(first.port) < 2:
-            assert first.proc is not None and first.proc.poll() is None, first.stderr()
-            assert time.monotonic() < deadline, "the second worker never listened"
-            time.sleep(0.2)
+        _wait_until_both_workers_listen(first)
         second = subprocess.run(
             [sys.executable, "-m", "kaboom", "serve", "--port", str(first.port),
              "--db", str(tmp_path / "second.db"), "--workers", "2"],
