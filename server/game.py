@@ -177,6 +177,15 @@ class Referee:
         self.fallback_layouts = 0
         """Layouts drawn by the SAT fallback (consistent, not exactly uniform)."""
 
+    def mark(self) -> tuple[int, dict[Cell, bool]]:
+        """What the engines believe now, to :meth:`rollback` to when a computed move is
+        not committed: a chord learns from the positions between its reveals, which are
+        true only if the move is stored (a move computed again draws other mines)."""
+        return self._undos, self.engine.known
+
+    def rollback(self, mark: tuple[int, dict[Cell, bool]]) -> None:
+        self._undos, self.engine.known = mark
+
     def sync(self, game: Game) -> None:
         """Forgets what the engines learned if ``game`` was undone since (here or in
         another process): certainties only carry forward, never across an undo."""

@@ -3,7 +3,8 @@
 Any number of server processes may share one store.  A change is computed from the game
 as stored and committed only if the game is still at that version (compare-and-set); the
 loser of a race is computed again on the fresh game, so every acknowledged move is in the
-game's history.  Within one process, a lock per game keeps its moves from racing at all.
+game's history, and what the lost try taught the referee is forgotten.  Within one
+process, a lock per game keeps its moves from racing at all.
 Each game's :class:`Referee` (its warm engines) lives in a bounded in-memory cache, is
 rebuilt when evicted, and forgets what it learned when another process undid a move.
 """
@@ -188,13 +189,13 @@ class GameService:
                 stored = remembered is None
                 game = self.store.get(game_id) if remembered is None else remembered
                 remembered = None
+                mark = session.referee.mark()
                 try:
                     self.check_player(game.player_hash, token)
                     new, step = compute(session.referee, game)
-                except BudgetExceededError:
-                    raise
-                except Exception:
-                    if stored:
+                except Exception as exc:
+                    session.referee.rollback(mark)  # nothing learned from a move not made
+                    if stored or isinstance(exc, BudgetExceededError):
                         raise
                     continue  # the remembered game may be out of date: decide on the stored one
                 new = replace(new, version=game.version + 1)
@@ -202,6 +203,7 @@ class GameService:
                     session.game = new
                     self.watcher.changed(game_id)
                     return new
+                session.referee.rollback(mark)
             raise ConflictError("the game kept changing under this move; try again")
 
     def knows_player(self, game_id: str) -> bool:

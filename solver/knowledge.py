@@ -710,7 +710,7 @@ class KnowledgeEngine:
         return knowledge
 
     def forget(self) -> None:
-        self.known.clear()
+        self.known = {}  # a new dict: a caller may hold the old one to return to
         self._components.clear()
 
 

@@ -28,9 +28,10 @@ import httpx
 import pytest
 
 from kaboom.testing import LiveServer, PostgresServer, find_postgres
+from server.config import Settings
 from server.game import Game, Rules
 from server.store import open_store
-from solver.position import Position
+from solver.position import GameStatus, Position
 from tests import oracle
 from tests.apikit import new_game
 
@@ -466,6 +467,96 @@ def test_a_stale_write_never_commits(store_url: str) -> None:
     assert store.commit_move(back, replace(first, version=5), step)
     assert store.moves(game.id) == ["f0,0"]
     store.close()
+
+
+# A chord of five reveals on the number 0 at (4, 2): the referee learns from the positions
+# between its reveals, which exist only if the chord is stored.
+_CHORD_ROWS = ("##1##", "#4###", "####0", "###1#")
+
+
+def _chord_game(store_url: str, seed: int) -> tuple[Game, Any, Any]:
+    """A game at :data:`_CHORD_ROWS` and two services on one store (two processes)."""
+    from dataclasses import replace
+
+    from server.service import GameService, token_hash
+
+    settings = Settings(db=store_url, create_per_minute=0)
+    first, other = (GameService(open_store(store_url), settings) for _ in range(2))
+    rules = Rules(5, 4, 5, seed=seed, seeded=True, debug=True)
+    game = replace(Game.new(f"chord-{seed}-{random.random()}", rules), rows=_CHORD_ROWS,
+                   started_at=0.0, player_hash=token_hash("player"))
+    first.store.create(game)
+    return game, first, other
+
+
+def _commit_first_from(other: Any, move: Any, *, before: Any, game: Game) -> None:
+    """Makes ``other`` commit ``move`` just before ``before`` commits its first change
+    to ``game``: the race a second process wins."""
+    commit = before.store.commit_move
+
+    def racing(was: Game, now: Game, step: Any) -> bool:
+        if was.version == game.version:
+            other.play(game.id, move, "player")
+        return bool(commit(was, now, step))
+
+    before.store.commit_move = racing
+
+
+def _false_beliefs(service: Any, game_id: str) -> dict[tuple[int, int], bool]:
+    """What the service's referee holds as decided but brute force does not."""
+    truth = oracle.statuses(service.get(game_id).position)
+    known = service._session(game_id).referee.engine.known
+    return {c: m for c, m in known.items() if c in truth and truth[c] != ("m" if m else "s")}
+
+
+def test_a_chord_computed_again_after_a_race_keeps_no_belief_from_the_first_try(
+    store_url: str,
+) -> None:
+    """The other process commits a flag while this one computes a chord: the chord is
+    computed again on the new game and draws other mines, so what the first try learned
+    between its reveals is false.  A referee that kept it punished fair clicks later
+    (a forced guess lost as a ``certain_mine``).  Its beliefs must all be true."""
+    from solver.position import Move
+
+    wrong = {}
+    for seed in range(1, 61):  # 4 of these 60 draws left false beliefs before the fix
+        game, first, other = _chord_game(store_url, seed)
+        _commit_first_from(other, Move.flag(4, 0), before=first, game=game)
+        after = first.play(game.id, Move.chord(4, 2), "player")
+        assert after.moves == 2 and after.rows[0][4] == "F"  # the flag, then the chord
+        if after.status is GameStatus.PLAYING and (false := _false_beliefs(first, game.id)):
+            wrong[seed] = false
+    assert not wrong
+
+
+def test_a_chord_out_of_time_between_its_reveals_leaves_nothing_learned(
+    store_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/server.md: a move refused for time leaves the game unchanged and nothing
+    learned, also when the time runs out inside a chord, after a reveal the chord drew."""
+    from solver.errors import BudgetExceededError
+    from solver.knowledge import KnowledgeEngine
+    from solver.position import Move
+
+    classify = KnowledgeEngine.classify
+    calls: list[object] = []
+
+    def out_of_time_at_the_second(engine: KnowledgeEngine, position: Any,
+                                  budget: Any = None) -> Any:
+        knowledge = classify(engine, position, budget)
+        calls.append(position)
+        if len(calls) == 2:  # the position after the chord's first reveal
+            raise BudgetExceededError("out of time")
+        return knowledge
+
+    game, first, _ = _chord_game(store_url, 7)
+    monkeypatch.setattr(KnowledgeEngine, "classify", out_of_time_at_the_second)
+    with pytest.raises(BudgetExceededError):
+        first.play(game.id, Move.chord(4, 2), "player")
+    monkeypatch.undo()
+    assert len(calls) == 2
+    assert first.get(game.id).rows == _CHORD_ROWS
+    assert not _false_beliefs(first, game.id)
 
 
 def test_an_old_sqlite_database_upgrades_in_place(tmp_path: Path) -> None:
