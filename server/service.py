@@ -30,7 +30,12 @@ from server.game import Game, Referee, Rules
 from server.store import GameStore
 from solver.budget import Budget
 from solver.cache import CachePool
-from solver.errors import BudgetExceededError, IllegalMoveError, InvalidMoveError
+from solver.errors import (
+    BudgetExceededError,
+    IllegalMoveError,
+    InvalidMoveError,
+    NoProofError,
+)
 from solver.knowledge import Knowledge
 from solver.position import Cell, GameStatus, Move, Position
 from solver.probability import probabilities
@@ -296,20 +301,29 @@ class GameService:
         return game, Analysis(knowledge, knowledge.status_rows(position), rows, exact)
 
     # ------------------------------------------------------------------ proofs
-    def proof(self, game_id: str, cell: Cell, token: str | None) -> tuple[Game, Proof]:
+    def proof(
+        self, game_id: str, cell: Cell, token: str | None, budget: Budget | None = None
+    ) -> tuple[Game, Proof]:
         """The proof of a covered cell.  During a game it is assistance: only the player
-        may ask, and the game is marked assisted.  After the game it is free and proves
-        the cell in the position before the last move, where the loss was decided."""
+        may ask, and an answer about a covered cell (its proof, or that it is undecided)
+        marks the game assisted; a refused request leaves it as it was.  After the game
+        it is free and proves the cell in the position before the last move, where the
+        loss was decided."""
         game = self.store.get(game_id)
-        if game.status is GameStatus.PLAYING:
-            game = self._mark_assisted(game_id, token)
-            position = game.position
-        else:
-            position = self._before_last(game)
+        playing = game.status is GameStatus.PLAYING
+        if playing:
+            self.check_player(game.player_hash, token)
+        position = game.position if playing else self._before_last(game)
         width, height = position.width, position.height
         if not (0 <= cell[0] < width and 0 <= cell[1] < height):
             raise InvalidMoveError(f"({cell[0]}, {cell[1]}) is off the {width}x{height} board")
-        return game, prove(position, cell, Budget(self.settings.analysis_budget_s))
+        try:
+            found = prove(position, cell, budget or Budget(self.settings.analysis_budget_s))
+        except NoProofError:
+            if playing and position.is_covered(*cell):  # "undecided" is an answer too
+                self._mark_assisted(game_id, token)
+            raise
+        return (self._mark_assisted(game_id, token) if playing else game), found
 
     def hint(self, game_id: str, token: str | None) -> tuple[Game, Hint]:
         """A proven safe cell with the shortest proof among a few, or the best odds of a

@@ -8,6 +8,8 @@ measured by ``bench/abuse.py``.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -200,3 +202,64 @@ def test_out_of_time_move_on_a_huge_frontier_is_bounded_and_never_punished() -> 
         assert after.rows[y][x] not in "#F?*"
         assert referee.timeouts == 1 and after.moves == game.moves + 1
     assert time.process_time() - cpu < MARGIN_S
+
+
+_FLOOD = """
+import random, sys, threading, time, httpx
+url, gid, seconds, clients = sys.argv[1], sys.argv[2], float(sys.argv[3]), int(sys.argv[4])
+cells = [tuple(map(int, c.split(","))) for c in sys.argv[5:]]
+stop = time.monotonic() + seconds
+def ask(i):
+    rng = random.Random(i)
+    with httpx.Client(base_url=url, timeout=60) as c:
+        while time.monotonic() < stop:
+            x, y = rng.choice(cells)
+            c.get(f"/api/games/{gid}/proof", params={"x": x, "y": y})
+threads = [threading.Thread(target=ask, args=(i,)) for i in range(clients)]
+for t in threads: t.start()
+for t in threads: t.join()
+"""
+
+
+def test_a_flood_of_proofs_never_delays_another_games_get(one_second: LiveServer) -> None:
+    """After a game anyone may ask for proofs, without a token, and each may take the
+    analysis budget on a dense board.  They queue for the game's solver turn as moves do:
+    as a plain route they ran on the threads that serve every GET, and 60 anonymous
+    clients held another game's GET for up to 14.6 s.  The flood runs in a process of its
+    own, so that this one times the GETs without waiting for the flood's GIL."""
+    with httpx.Client(base_url=one_second.url, timeout=30) as client:
+        gid = _dense_game(client, seed=9)
+        other = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10}).json()
+        for cell in _lattice(9)[:30]:
+            _click(client, gid, cell)
+        status = client.get(f"/api/games/{gid}/analysis").json()["status"]
+        mine = next((x, y) for y, row in enumerate(status) for x, ch in enumerate(row)
+                    if ch == "m")
+        lost = client.post(f"/api/games/{gid}/reveal", json={"x": mine[0], "y": mine[1]})
+        assert lost.json()["status"] == "lost"
+    board = lost.json()["board"]
+    near = [f"{x},{y}" for y, row in enumerate(board) for x, ch in enumerate(row)
+            if ch == "#" and any(board[b][a].isdigit() for a, b in _around(x, y))]
+    flood = subprocess.Popen(
+        [sys.executable, "-c", _FLOOD, one_second.url, gid, "10", "60", *near[:400]]
+    )
+    gets: list[float] = []
+    try:
+        with httpx.Client(base_url=one_second.url, timeout=30) as client:
+            time.sleep(2.0)
+            deadline = time.monotonic() + 6
+            while time.monotonic() < deadline:
+                t = time.monotonic()
+                client.get(f"/api/games/{other['id']}").raise_for_status()
+                gets.append(time.monotonic() - t)
+                time.sleep(0.02)
+    finally:
+        flood.wait(timeout=60)
+    gets.sort()
+    p99 = gets[int(0.99 * (len(gets) - 1))]
+    assert p99 < 2.0, f"other game's GET p99 {p99:.3f} s while proofs flooded a finished game"
+
+
+def _around(x: int, y: int) -> list[tuple[int, int]]:
+    return [(x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+            if (dx or dy) and 0 <= x + dx < SIDE and 0 <= y + dy < SIDE]

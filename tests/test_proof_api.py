@@ -63,6 +63,29 @@ def test_no_proof_for_open_undecided_or_missing_cells(client: TestClient) -> Non
     assert client.get("/api/games/nope/proof", params={"x": 0, "y": 0}).status_code == 404
 
 
+def test_a_refused_proof_leaves_the_game_as_it_was(client: TestClient) -> None:
+    """Off the board, an open cell, a stranger's token: nothing learned, so the game is
+    not marked assisted (it would leave the statistics for good).  "Undecided" is an
+    answer about a covered cell, and marks it."""
+    game, position = _opened(client, seed=3)
+    gid = game["id"]
+    stranger = {"Authorization": "Bearer not-the-token"}
+    safe = sorted(classify(position).safe)[0]
+    for params, headers, code in [
+        ({"x": 16, "y": 0}, {}, 422),
+        ({"x": 8, "y": 8}, {}, 409),
+        ({"x": safe[0], "y": safe[1]}, stranger, 403),
+    ]:
+        assert client.get(f"/api/games/{gid}/proof", params=params,
+                          headers=headers).status_code == code
+        after = client.get(f"/api/games/{gid}").json()
+        assert (after["assisted"], after["version"]) == (False, game["version"]), params
+    unknown = sorted(classify(position).frontier_unknown)[0]
+    r = client.get(f"/api/games/{gid}/proof", params={"x": unknown[0], "y": unknown[1]})
+    assert r.status_code == 409
+    assert client.get(f"/api/games/{gid}").json()["assisted"]
+
+
 def test_the_proof_of_a_loss_is_free_and_proves_the_named_safe_cell(client: TestClient) -> None:
     for seed in range(1, 40):
         game, position = _opened(client, seed)

@@ -1,12 +1,12 @@
 """The JSON API. Each route parses, calls the service, returns a schema.
 
 Anyone with a game's id may read it; changing it needs the player's token, returned
-once at creation.  Moves, undo and analysis go through the service's
-:class:`~server.admission.Gate` once the token is checked: one at a time per game, on
-solver threads of their own, so a slow game never holds the threads or the event loop
-that serve other games.  Their answers are rendered to JSON on that thread too (an
-analysis of 256x256 is 1.3 MB; validating and encoding it on the event loop delayed
-every other request).
+once at creation.  Moves, undo, analyses, hints and proofs go through the service's
+:class:`~server.admission.Gate` once the token is checked (a finished game's proofs need
+none): one at a time per game, on solver threads of their own, so a slow game never
+holds the threads or the event loop that serve other games.  Their answers are
+rendered to JSON on that thread too (an analysis of 256x256 is 1.3 MB; validating and
+encoding it on the event loop delayed every other request).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from server.schemas import (
 )
 from server.service import GameService
 from solver.budget import Budget
-from solver.position import Move, MoveKind
+from solver.position import GameStatus, Move, MoveKind
 
 __all__ = ["operations", "router"]
 
@@ -157,19 +157,26 @@ async def analysis(game_id: GameId, service: ServiceDep, token: PlayerToken) -> 
     return await service.gate.run(game_id, service.settings.analysis_budget_s, run)
 
 
-@router.get("/games/{game_id}/proof", responses=_ERRORS)
-def proof(
+@router.get("/games/{game_id}/proof", responses=_ERRORS, response_model=ProofOut)
+async def proof(
     game_id: GameId,
     service: ServiceDep,
     token: PlayerToken,
     x: Annotated[int, Query(ge=0, le=MAX_SIDE - 1, description="column, 0-based")],
     y: Annotated[int, Query(ge=0, le=MAX_SIDE - 1, description="row, 0-based")],
-) -> ProofOut:
+) -> Response:
     """Why a covered cell is safe or a mine; 409 when it is open or undecided.  During a
     game only the player may ask, and it marks the game assisted; after the game it is
     free and proves the cell in the position before the last move (where a loss was
-    decided)."""
-    return ProofOut.of(service.proof(game_id, (x, y), token)[1])
+    decided).  Anyone may ask then, so proofs queue for the game's solver turn too."""
+    game = await run_in_threadpool(service.get, game_id)
+    if game.status is GameStatus.PLAYING:
+        service.check_player(game.player_hash, token)
+
+    def run(budget: Budget) -> Response:
+        return _json(ProofOut.of(service.proof(game_id, (x, y), token, budget)[1]))
+
+    return await service.gate.run(game_id, service.settings.analysis_budget_s, run)
 
 
 @router.get("/games/{game_id}/hint", responses=_ERRORS, response_model=HintOut)
