@@ -26,11 +26,23 @@ from solver._kernels import assignments, tally
 from solver.frontier import Constraint
 
 __all__ = [
-    "Count", "Table", "TooBig", "combine", "count", "solutions", "tabulate", "total_weight",
-    "untouched",
+    "Count", "Table", "TooBig", "combine", "count", "float_shift", "solutions", "tabulate",
+    "total_weight", "untouched",
 ]
 
 Key = tuple[tuple[tuple[tuple[int, int], ...], int], ...]
+
+
+_FLOAT_BITS = 1000
+"""Layout counts up to 2**1000 meet floats as they are (a float ends near 2**1024)."""
+
+
+def float_shift(total: int) -> int:
+    """Bits to drop from layout counts of this size before they meet a float.  Counts
+    are exact integers, past a float's range on large boards (1e308 layouts: 40x40 with
+    400 mines); below 2**1000 nothing is dropped, so a score computed as
+    ``(w >> s) * x / (total >> s)`` is the plain ``w * x / total``, bit for bit."""
+    return max(0, total.bit_length() - _FLOAT_BITS)
 
 
 class TooBig(Exception):

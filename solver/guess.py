@@ -180,10 +180,11 @@ class Situation:
         for pocket in self._likely():
             for c in (*pocket.cells, *pocket.enablers):
                 weight[c] = weight.get(c, 0) + pocket.weight
-        cands = set(self.candidates)
+        cands, s = set(self.candidates), counting.float_shift(total)
         return sorted(
             c for c, w in weight.items()
-            if c in cands and (total - self.mine_weight(c) + w) >= 0.9 * (1 - best_p) * total
+            if c in cands
+            and (total - self.mine_weight(c) + w) >> s >= 0.9 * (1 - best_p) * (total >> s)
         )
 
     def _likely(self) -> list[fifty.Pocket]:

@@ -69,28 +69,31 @@ class Outlook:
     @property
     def expected_cleared(self) -> float:
         """Expected count of cells the click proves safe (seed 002's score)."""
-        return sum(b.weight * b.cleared for b in self.branches) / self.total
+        s = counting.float_shift(self.total)
+        return sum((b.weight >> s) * b.cleared for b in self.branches) / (self.total >> s)
 
     @property
     def secondary(self) -> float:
         """P(surviving this click and then the safest next one)."""
-        return sum(b.weight * b.best for b in self.branches) / self.total
+        s = counting.float_shift(self.total)
+        return sum((b.weight >> s) * b.best for b in self.branches) / (self.total >> s)
 
     def blended(self, best_weight: float = 4.0) -> float:
         """``secondary`` with the next safety blended with the runner-up's (JSMinesweeper:
         a position with two good follow-ups is worth more than one with a single one)."""
-        k = best_weight
+        k, s = best_weight, counting.float_shift(self.total)
         return sum(
-            b.weight * (k * b.best + b.second) / (k + 1) for b in self.branches
-        ) / self.total
+            (b.weight >> s) * (k * b.best + b.second) / (k + 1) for b in self.branches
+        ) / (self.total >> s)
 
     def hybrid(self, weight: float) -> float:
         """Progress scored as in seed 002 (a number that proves a cell safe is worth
         ``1 + weight`` times one that does not), a number that does not weighted further
         by the safety of the guess it leaves."""
+        s = counting.float_shift(self.total)
         return sum(
-            b.weight * (1.0 + weight if b.cleared else b.best) for b in self.branches
-        ) / self.total
+            (b.weight >> s) * (1.0 + weight if b.cleared else b.best) for b in self.branches
+        ) / (self.total >> s)
 
     def sole_safest(self) -> Cell | None:
         """The living cell that is the single safest next click whatever this cell

@@ -101,3 +101,14 @@ def test_sat_fallback_is_complete(params: BoardParams) -> None:
         assert d.certain and reveals and reveals <= safe, position.to_text()
     else:
         assert all(truth[c] != "m" for c in reveals), position.to_text()
+
+
+@pytest.mark.parametrize("profile", ["fast", "strong"])
+def test_boards_with_more_layouts_than_a_float_holds_are_played(profile: str) -> None:
+    """40x40 with 400 mines has over 1e308 layouts: the lookahead's scores multiplied
+    exact counts by floats, and ``strong`` stopped at its first guess with an
+    OverflowError (a bot on such a server game failed every game)."""
+    from solver.bench.runner import play_game
+
+    results = [play_game(40, 40, 400, "sfar", seed, profile) for seed in range(3)]
+    assert all(r.guesses > 0 and r.decisions > r.guesses for r in results)
