@@ -42,7 +42,9 @@ def decide(
     ``strong`` or a spec with overrides (``strong,ratio=0.85``, see
     :func:`~solver.profiles.find_profile`); ``first_click`` (``safe``/``sfar`` or
     ``opening``/``snr``) picks the first cell for that first-click rule.  Raises
-    ``InvalidPositionError`` when no layout fits the position.
+    ``InvalidPositionError`` when no layout fits the position, found whenever the
+    decision counts layouts (a guess, probabilities); a certain move that the numbers
+    alone prove is returned without checking the rest of the board.
     """
     return choose(
         position,

@@ -84,7 +84,8 @@ def prove(position: Position, cell: Cell, budget: Budget | None = None) -> Proof
     """The minimal reason ``cell`` is safe or a mine in ``position``.
 
     Raises :class:`NoProofError` when the cell is open or the numbers and the count
-    leave it undecided, :class:`BudgetExceededError` when the budget runs out.
+    leave it undecided, :class:`InvalidPositionError` when the numbers it would name
+    cannot be satisfied, :class:`BudgetExceededError` when the budget runs out.
     """
     x, y = cell
     if not position.on_board(x, y) or not position.is_covered(x, y):
@@ -99,7 +100,7 @@ def prove(position: Position, cell: Cell, budget: Budget | None = None) -> Proof
         cells = {c for _, con in near for c in con.cells} | {cell}
         found = minimal_conflict(cells, [con for _, con in near], claims, budget=budget)
         if found is not None:
-            return _proof(position, cell, found, [n for n, _ in near], None)
+            return _proof(position, cell, found, near, cells, None, budget)
         if radius >= max(position.width, position.height):
             break
         radius *= 2
@@ -109,7 +110,7 @@ def prove(position: Position, cell: Cell, budget: Budget | None = None) -> Proof
     found = minimal_conflict(cells, [con for _, con in near], claims, count, budget, minimise=False)
     if found is not None:
         found = _minimise_with_count(position, cell, found, [con for _, con in near], budget)
-        return _proof(position, cell, found, [n for n, _ in near], position.mines)
+        return _proof(position, cell, found, near, cells, count, budget)
     raise NoProofError(f"({x}, {y}) is not decided: the numbers and the count allow both")
 
 
@@ -178,14 +179,31 @@ unchecked."""
 
 
 def _proof(
-    position: Position, cell: Cell, found: Conflict, offered: list[Cell], count: int | None
+    position: Position,
+    cell: Cell,
+    found: Conflict,
+    offered: list[tuple[Cell, Constraint]],
+    cells: set[Cell],
+    count: tuple[int, int] | None,
+    budget: Budget | None,
 ) -> Proof:
-    used = sorted((offered[i] for i in found.constraints), key=lambda c: (c[1], c[0]))
+    """The proof of ``found``, once its numbers (and ``count``, the range of mines among
+    ``cells``) are shown to be possible at all: numbers that contradict each other
+    contradict either claim, and would "prove" the cell whatever it is."""
+    chosen = [offered[i] for i in found.constraints]
+    cons = [con for _, con in chosen]
+    if minimal_conflict(cells, cons, [{}], count, budget, minimise=False) is not None:
+        where = " and the mine count" if count is not None else ""
+        raise InvalidPositionError(
+            f"the numbers at {', '.join(_xy(c) for c, _ in chosen)}{where} cannot all be"
+            " satisfied"
+        )
+    used = sorted((c for c, _ in chosen), key=lambda c: (c[1], c[0]))
     return Proof(
         cell=cell,
         mine=found.claim == 1,  # the claim "safe" was contradicted
         numbers=tuple((c, int(position.rows[c[1]][c[0]])) for c in used),
-        count=count,
+        count=None if count is None else position.mines,
         covered=_covered(position),
         minimal=found.minimal,
     )
@@ -201,6 +219,8 @@ def _constraint(position: Position, c: Cell) -> Constraint | None:
     if n is None:
         return None
     around = tuple(nb for nb in position.neighbours(*c) if position.is_covered(*nb))
+    if n > len(around):
+        raise InvalidPositionError(f"the number at {_xy(c)} cannot be satisfied")
     return Constraint(around, n) if around else None
 
 

@@ -51,7 +51,8 @@ class Solver:
     ) -> Decision:
         """The moves to play in ``position``; see :func:`solver.advisor.decide`.
 
-        Raises ``InvalidPositionError`` when no layout fits the position.
+        Raises ``InvalidPositionError`` when no layout fits the position (as
+        :func:`~solver.advisor.decide` finds it).
         """
         return choose(
             position,

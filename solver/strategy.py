@@ -75,10 +75,11 @@ def choose(
     decision is the same with or without it.
     """
     budget = budget or Budget(None)
+    if position.is_finished:
+        return Decision((), "the game is over", "none", True)
     if position.is_start:
-        cell = first_cell(position, first_click, profile)
-        reason = f"first click ({FirstClick(first_click)})"
-        return Decision((Move.reveal(*cell),), reason, "first", True)
+        return _first_click(position, profile, FirstClick(first_click), want_probabilities,
+                            flag_mines)
     tracker = tracker or FrontierTracker()
     tracker.update(position)
     known = dict(tracker.decided)
@@ -121,6 +122,24 @@ def choose(
                           analysis.count, analysis.probs, undecided, candidates)
     pick = guess(situation)
     return Decision((*moves, Move.reveal(*pick.cell)), pick.reason, pick.algorithm, False, probs)
+
+
+def _first_click(
+    position: Position, profile: Profile, rule: FirstClick, want_probabilities: bool,
+    flag_mines: bool,
+) -> Decision:
+    """The rule's first cell, or the unflagged cell nearest to it (flags block reveals);
+    nothing when every cell is a mine."""
+    cells = position.covered()
+    probs = dict.fromkeys(cells, position.mines / len(cells)) if want_probabilities else None
+    flagged = set(position.flags())
+    if position.mines == len(cells):
+        flags = tuple(Move.flag(*c) for c in cells if c not in flagged) if flag_mines else ()
+        return Decision(flags, "every cell is a mine", "none", True, probs)
+    x, y = first_cell(position, rule, profile)
+    free = [c for c in cells if c not in flagged] or list(cells)
+    cell = min(free, key=lambda c: (max(abs(c[0] - x), abs(c[1] - y)), c[1], c[0]))
+    return Decision((Move.reveal(*cell),), f"first click ({rule})", "first", True, probs)
 
 
 @dataclass(frozen=True, slots=True)

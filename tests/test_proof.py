@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from solver.errors import NoProofError
+from solver.errors import InvalidPositionError, NoProofError
 from solver.position import Position
 from solver.proof import Proof, prove
 from tests import oracle
@@ -118,3 +119,30 @@ def test_open_and_undecided_cells_have_no_proof() -> None:
         prove(position, (0, 0))
     with pytest.raises(NoProofError, match="not decided"):
         prove(position, (1, 1))
+
+
+@st.composite
+def any_numbers(draw: st.DrawFn) -> Position:
+    """Small boards with numbers drawn at random, most of them impossible."""
+    width, height = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    rows = ["".join(draw(st.sampled_from("##0123")) for _ in range(width))
+            for _ in range(height)]
+    return Position.from_rows(rows, draw(st.integers(0, width * height)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(position=any_numbers())
+def test_a_proof_never_rests_on_numbers_that_cannot_all_hold(position: Position) -> None:
+    """Numbers that contradict each other contradict either claim about a cell: a proof
+    from them (the 2 of ``2#`` "left no room" for a mine) proves nothing.  Every proof
+    given names numbers that can all hold and leave the cell one value; otherwise the
+    answer is InvalidPositionError (a 3 with one covered neighbour raised a bare
+    ValueError) or NoProofError."""
+    for cell in position.covered():
+        try:
+            proof = prove(position, cell)
+        except (InvalidPositionError, NoProofError):
+            continue
+        numbers = [c for c, _ in proof.numbers]
+        assert oracle.values(position, cell, numbers, proof.count) == {proof.mine}, (
+            position.to_text(), cell, proof.text)

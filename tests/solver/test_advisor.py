@@ -75,6 +75,28 @@ def test_first_click_and_rows() -> None:
     assert d.moves[0].cell == (0, 0)
 
 
+def test_the_first_click_keeps_off_flags_and_says_what_it_knows() -> None:
+    """Flags block reveals on an untouched board too: a flagged corner moved the first
+    click nowhere, and a game loop that flagged it first never opened a cell."""
+    d = decide_rows(["F##", "###", "###"], 1)
+    assert [m.cell for m in d.moves] == [(1, 0)] and d.algorithm == "first"
+    d = decide_rows(["FF", "FF"], 1)  # every cell flagged: a flag blocks nothing then
+    assert [m.cell for m in d.moves] == [(0, 0)]
+    d = decide_rows(["###", "###"], 2, probabilities=True)
+    assert d.probabilities == dict.fromkeys(Position.new(3, 2, 2).covered(), 2 / 6)
+
+
+def test_no_move_in_a_finished_game_or_on_a_board_of_mines() -> None:
+    for rows in (["X##", "###"], ["#*#", "###"], ["1X", "##"]):
+        d = decide_rows(rows, 1)
+        assert d.moves == () and d.reason == "the game is over"
+    d = decide_rows(["##", "##"], 4)
+    assert d.moves == () and d.certain
+    d = decide_rows(["F#", "##"], 4, flag_mines=True)
+    assert {m.cell for m in d.moves} == {(1, 0), (0, 1), (1, 1)}
+    assert all(m.kind is MoveKind.FLAG for m in d.moves)
+
+
 def test_nothing_to_do_when_only_mines_left() -> None:
     d = decide_rows(["11", "1#"], 1)
     assert d.moves == () or all(m.kind is not MoveKind.REVEAL for m in d.moves)
