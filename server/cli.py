@@ -9,9 +9,20 @@ import os
 __all__ = ["add_arguments", "run"]
 
 
+def _port(text: str) -> int:
+    """A TCP port (uvicorn took 99999 as 99999 mod 65536 and said it listened on 99999)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (1 to 65535)")
+    return port
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--port", type=_port, default=8000, help="port to listen on")
     parser.add_argument(
         "--db",
         default=None,

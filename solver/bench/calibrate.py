@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from dataclasses import asdict, dataclass
 
-from solver.bench.cli import board_arguments, board_size, progress_bar
+from solver.bench.cli import board_arguments, board_size, progress_bar, writable
 from solver.bench.runner import run_games, wilson
 
 __all__ = ["Bucket", "add_arguments", "buckets", "run"]
@@ -51,8 +52,19 @@ def buckets(pairs: list[tuple[float, bool]], width: float = 0.05) -> list[Bucket
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     board_arguments(parser)
-    parser.add_argument("--bucket", type=float, default=0.05, help="bucket width")
-    parser.add_argument("--png", metavar="PATH", help="draw the calibration plot")
+    parser.add_argument("--bucket", type=_width, default=0.05,
+                        help="bucket width, above 0 and at most 1 (default 0.05)")
+    parser.add_argument("--png", metavar="PATH", type=writable, help="draw the calibration plot")
+
+
+def _width(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{value} is not above 0 and at most 1")
+    return value
 
 
 def _table(title: str, rows: list[Bucket]) -> str:
@@ -66,7 +78,11 @@ def _table(title: str, rows: list[Bucket]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    width, height, mines = board_size(args)
+    try:
+        width, height, mines = board_size(args)
+    except ValueError as e:
+        print(f"kaboom calibrate: {e}", file=sys.stderr)
+        return 2
     results = run_games(
         width, height, mines, args.rule, args.games, seed=args.seed, jobs=args.jobs,
         profile=args.profile, calibrate=True,

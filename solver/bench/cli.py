@@ -11,8 +11,9 @@ import argparse
 import collections
 import contextlib
 import json
+import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol
 
 from solver.bench.cluster import Cluster, ClusterError
@@ -29,30 +30,66 @@ from solver.bench.runner import (
 from solver.profiles import profile_spec
 from solver.simulator import PRESETS, preset
 
-__all__ = ["add_arguments", "board_arguments", "board_size", "run"]
+__all__ = ["add_arguments", "at_least", "board_arguments", "board_size", "run", "writable"]
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number no less than ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is less than {low}")
+        return value
+
+    return parse
+
+
+def writable(path: str) -> str:
+    """An argparse type: a file path this process may write, checked before any game is
+    played rather than when the results are in."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise argparse.ArgumentTypeError(f"{path} is a folder")
+    if not os.path.isdir(folder):
+        raise argparse.ArgumentTypeError(f"there is no folder {folder}")
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{path} cannot be written")
+    return path
 
 
 def board_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments shared with ``kaboom calibrate``."""
     parser.add_argument("--preset", choices=sorted(PRESETS), default="expert")
-    parser.add_argument("--width", type=int, help="board width (overrides --preset)")
-    parser.add_argument("--height", type=int, help="board height (overrides --preset)")
-    parser.add_argument("--mines", type=int, help="mine count (overrides --preset)")
+    parser.add_argument("--width", type=at_least(1), help="board width (overrides --preset)")
+    parser.add_argument("--height", type=at_least(1), help="board height (overrides --preset)")
+    parser.add_argument("--mines", type=at_least(0), help="mine count (overrides --preset)")
     parser.add_argument("--rule", choices=["sfar", "snr"], default="sfar",
                         help="first click: sfar = never a mine, snr = opens an area")
-    parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes")
+    parser.add_argument("--games", type=at_least(1), default=1000)
+    parser.add_argument("--jobs", type=at_least(1), default=1, help="worker processes")
     parser.add_argument("--seed", type=int, default=0, help="same seed, same boards")
     parser.add_argument("--profile", type=profile_spec, default="strong",
                         help="fast, strong, or either with option=value overrides, as "
                              "'strong,ratio=0.85' (solver/profiles.py)")
-    parser.add_argument("--json", metavar="PATH", help="write the summary as JSON")
+    parser.add_argument("--json", metavar="PATH", type=writable,
+                        help="write the summary as JSON")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def board_size(args: argparse.Namespace) -> tuple[int, int, int]:
+    """The preset's board with any of ``--width``, ``--height``, ``--mines`` instead;
+    raises ValueError when the mines leave no safe cell for the first click."""
     width, height, mines = preset(args.preset)
-    return args.width or width, args.height or height, args.mines or mines
+    width = width if args.width is None else args.width
+    height = height if args.height is None else args.height
+    mines = mines if args.mines is None else args.mines
+    if mines >= width * height:
+        raise ValueError(f"{mines} mines leave no safe first click on a {width}x{height} board")
+    return width, height, mines
 
 
 class ProgressBar(Protocol):
@@ -85,7 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cluster", metavar="ADDRESS",
                         help="play on the workers of the Dask scheduler at ADDRESS "
                              "(tcp://host:8786) instead of local processes")
-    parser.add_argument("--out", metavar="PATH",
+    parser.add_argument("--out", metavar="PATH", type=writable,
                         help="append each game to this JSONL file; a rerun skips its seeds")
 
 
@@ -94,7 +131,11 @@ def run(args: argparse.Namespace) -> int:
         print("kaboom bench: --jobs is for local runs; a cluster's workers set the parallelism",
               file=sys.stderr)
         return 2
-    setup = Setup(*board_size(args), args.rule, args.profile)
+    try:
+        setup = Setup(*board_size(args), args.rule, args.profile)
+    except ValueError as e:
+        print(f"kaboom bench: {e}", file=sys.stderr)
+        return 2
     settings: dict[str, object] = {
         "width": setup.width, "height": setup.height, "mines": setup.mines, "rule": args.rule,
         "games": args.games, "seed": args.seed, "profile": args.profile, "jobs": args.jobs,

@@ -71,7 +71,9 @@ def wilson(wins: int, games: int, z: float = 1.959963984540054) -> tuple[float, 
     denom = 1 + z * z / games
     centre = (p + z * z / (2 * games)) / denom
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # Exact at the ends: no wins is 0, not 1e-17 (a plot's error bar went negative).
+    low = 0.0 if wins == 0 else max(0.0, centre - half)
+    return low, 1.0 if wins == games else min(1.0, centre + half)
 
 
 def game_seed(seed: int, index: int) -> int:

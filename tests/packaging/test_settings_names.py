@@ -47,3 +47,17 @@ def test_no_file_uses_an_old_name() -> None:
     hits = [str(p) for p in files if p != Path(__file__) and p.is_file()
             and old.search(p.read_text(errors="replace"))]
     assert hits == []
+
+
+@pytest.mark.parametrize(("port", "says"), [("99999", "99999 is not a port (1 to 65535)"),
+                                            ("0", "0 is not a port"),
+                                            ("http", "'http' is not a port number")])
+def test_serve_refuses_a_port_that_is_not_one(
+    port: str, says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """uvicorn took 99999 as 99999 mod 65536 while the banner said 99999."""
+    with pytest.raises(SystemExit) as e:
+        parse_args(["serve", "--port", port])
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err
+    assert parse_args(["serve", "--port", "65535"]).port == 65535

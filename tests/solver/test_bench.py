@@ -14,8 +14,9 @@ from solver.bench.runner import play_game, run_games, summarise, wilson
 def test_wilson_interval() -> None:
     low, high = wilson(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
-    assert wilson(0, 10)[0] == 0.0
     assert wilson(0, 0) == (0.0, 1.0)
+    for n in range(1, 200):  # exact at the ends (no wins gave 2.8e-17 for 6 games)
+        assert wilson(0, n)[0] == 0.0 and wilson(n, n)[1] == 1.0
 
 
 def test_same_seed_same_result() -> None:
@@ -96,3 +97,67 @@ def test_calibrate_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert code == 0
     assert png.stat().st_size > 0
     assert "observed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--games", "-3"], "argument --games: -3 is less than 1"),
+    (["--jobs", "0"], "argument --jobs: 0 is less than 1"),
+    (["--width", "0"], "argument --width: 0 is less than 1"),
+    (["--mines", "-1"], "argument --mines: -1 is less than 0"),
+    (["--games", "many"], "'many' is not a whole number"),
+    (["--json", "/no/such/folder/s.json"], "there is no folder /no/such/folder"),
+    (["--out", "."], "argument --out: . is a folder"),
+])
+def test_cli_refuses_bad_numbers_and_paths_before_playing(
+    args: list[str], says: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A bad count or a path that cannot be written is a usage error at once, not a
+    traceback after every game was played (``--json``) or a silent preset (0 read as
+    "not given")."""
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "--preset", "beginner", "--no-progress", *args])
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["bench", "calibrate"])
+@pytest.mark.parametrize(("size", "says"), [
+    (["--width", "5", "--height", "5", "--mines", "30"], "30 mines leave no safe first click"),
+    (["--width", "1", "--height", "1", "--mines", "1"], "1 mines leave no safe first click"),
+])
+def test_cli_refuses_a_board_without_a_safe_first_click(
+    command: str, size: list[str], says: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main([command, "--games", "2", "--no-progress", *size]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_cli_takes_zero_mines_as_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--mines 0`` is a board without mines (it played the preset's 10 mines)."""
+    assert main(["bench", "--preset", "beginner", "--mines", "0", "--games", "3",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "board 9x9/0" in out and "won 3/3" in out
+
+
+@pytest.mark.parametrize(("bucket", "says"), [("0", "0.0 is not above 0"),
+                                              ("2", "2.0 is not above 0 and at most 1")])
+def test_calibrate_refuses_a_bucket_width_outside_0_1(
+    bucket: str, says: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as e:
+        main(["calibrate", "--games", "1", "--bucket", bucket])
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_calibrate_plots_a_bucket_without_mines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A bucket that saw no mine has an error bar from 0 (it went below 0, and
+    matplotlib refused the plot)."""
+    png = tmp_path / "cal.png"
+    assert main(["calibrate", "--preset", "intermediate", "--games", "20", "--jobs", "1",
+                 "--no-progress", "--png", str(png)]) == 0
+    assert png.stat().st_size > 0
+    capsys.readouterr()
