@@ -258,10 +258,13 @@ def test_health_reads_the_store(client: TestClient) -> None:
     assert r.status_code == 200
     assert r.json() == {"status": "ok", "store": "sqlite",
                         "schema_version": migrations.latest(), "worker": os.getpid()}
+    head = client.head("/api/health")  # what some balancers send
+    assert head.status_code == 200 and head.content == b""
 
 
 def test_health_is_503_when_the_store_cannot_be_read(client: TestClient) -> None:
     client.app.state.service.store.close()  # type: ignore[attr-defined]
+    assert client.head("/api/health").status_code == 503
     r = client.get("/api/health")
     assert r.status_code == 503
     assert r.headers["retry-after"] == "1"

@@ -202,7 +202,8 @@ operations = APIRouter(prefix="/api", tags=["operations"])
 """Routes for whoever runs the server, not for players."""
 
 
-@operations.get("/health", responses={503: {"description": "the store cannot be read"}})
+@operations.api_route("/health", methods=["GET", "HEAD"],
+                      responses={503: {"description": "the store cannot be read"}})
 def health(service: ServiceDep) -> HealthOut:
     """Whether this process can read its game store: for load balancers and container
     health checks (answered by whichever worker the connection reached)."""
