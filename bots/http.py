@@ -28,6 +28,10 @@ logger = logging.getLogger(__name__)
 
 # What a proxy or a restarting server answers; 500 is a server bug and is not retried.
 _RETRY_STATUS = frozenset({502, 503, 504})
+_GONE_RETRY_S = 5.0
+"""How long a request retries once an earlier one gave up and nothing answered since."""
+_MAX_WAIT_S = 60.0
+"""The longest ``Retry-After`` of a 429 that is obeyed as given."""
 
 
 class ApiError(ClientError):
@@ -70,6 +74,11 @@ class HttpClient:
         self.retry_for = retry_for
         self.latencies: dict[str, list[float]] = defaultdict(list)
         self.retries = 0
+        self.waits = 0
+        """Requests sent again after the server's 429 asked to wait."""
+        self._gone = False
+        """A request gave up and none has succeeded since: the next one retries briefly,
+        so a run on a server that went away stops in seconds, not ``retry_for`` a game."""
         self.tokens: dict[str, str] = {}
         """The player token of each game this client created: moves need it."""
         self._http = httpx.AsyncClient(
@@ -148,6 +157,9 @@ class HttpClient:
                 return GameView.from_json(data)
             except _Transient as exc:
                 failure = exc
+            except _Wait as wait:  # refused before it was played: send it again later
+                await asyncio.sleep(wait.seconds)
+                continue
             except ApiError as exc:
                 if not (resent and exc.status == 409):
                     raise
@@ -166,6 +178,7 @@ class HttpClient:
         """Reads the game again, retrying until the deadline."""
         while True:
             if time.monotonic() >= deadline:
+                self._gone = True
                 raise ClientError(
                     f"gave up on {what} after {self.retry_for:.0f} s of retries: {failure}"
                 )
@@ -179,15 +192,24 @@ class HttpClient:
                 self.retries += 1
 
     async def _request(self, kind: str, method: str, path: str, **kw: Any) -> Any:
-        """Sends an idempotent request, retrying transient failures until the deadline."""
-        deadline = time.monotonic() + self.retry_for
+        """Sends an idempotent request, retrying transient failures until the deadline,
+        and waiting as long as a 429 asks (the server is up and said when to come back:
+        a default server lets one client create 20 games at once, then one every 2 s)."""
+        patience = min(self.retry_for, _GONE_RETRY_S) if self._gone else self.retry_for
+        deadline = time.monotonic() + patience
         while True:
             try:
                 return await self._once(kind, method, path, **kw)
+            except _Wait as wait:
+                self.waits += 1
+                logger.debug("%s %s: waiting %.1f s as asked", method, path, wait.seconds)
+                await asyncio.sleep(wait.seconds)
+                deadline = time.monotonic() + self.retry_for
             except _Transient as exc:
                 if time.monotonic() >= deadline:
+                    self._gone = True
                     raise ClientError(
-                        f"gave up on {method} {path} after {self.retry_for:.0f} s: {exc}"
+                        f"gave up on {method} {path} after {patience:.0f} s: {exc}"
                     ) from None
                 self.retries += 1
                 logger.debug("retrying %s %s: %s", method, path, exc)
@@ -208,8 +230,11 @@ class HttpClient:
             reason = str(exc) or "connection failed"
             raise _Transient(f"{what}: {type(exc).__name__}: {reason}") from None
         elapsed = time.perf_counter() - start
+        self._gone = False  # whatever it says, the server answered
         if response.status_code in _RETRY_STATUS:
             raise _Transient(f"{what}: HTTP {response.status_code}: {_detail(response)}")
+        if response.status_code == 429:
+            raise _Wait(_retry_after(response))
         if response.status_code >= 400:
             raise ApiError(response.status_code, _detail(response), what)
         self.latencies[kind].append(elapsed)
@@ -217,6 +242,23 @@ class HttpClient:
             return response.json()
         except ValueError:
             raise _Transient(f"{what}: the answer was not JSON") from None
+
+
+def _retry_after(response: httpx.Response) -> float:
+    """The seconds a 429's ``Retry-After`` asks for (1 s when it says none)."""
+    try:
+        seconds = float(response.headers.get("Retry-After", "1"))
+    except ValueError:
+        seconds = 1.0
+    return min(max(seconds, 0.1), _MAX_WAIT_S)
+
+
+class _Wait(Exception):
+    """The server asked to be asked again later (429): not a failure."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"asked to wait {seconds:.1f} s")
+        self.seconds = seconds
 
 
 class _Transient(Exception):

@@ -29,6 +29,7 @@ from bots.base import (
     think_in_thread,
 )
 from bots.http import HttpClient
+from solver.bench.args import at_least, seconds
 from solver.position import LossReason
 from solver.profiles import profile_spec
 
@@ -64,6 +65,8 @@ class Summary:
     reveal_ms: dict[str, float | None]
     requests: int
     retries: int
+    waits: int = 0
+    """New games asked for again after the server's creation limit said to wait (429)."""
     error_messages: list[str] = field(default_factory=list)
 
     @property
@@ -87,7 +90,8 @@ def _spread(values: Sequence[float]) -> dict[str, float | None]:
 
 
 def summarize(
-    results: Sequence[GameResult], latencies: dict[str, list[float]], wall_s: float, retries: int
+    results: Sequence[GameResult], latencies: dict[str, list[float]], wall_s: float, retries: int,
+    waits: int = 0,
 ) -> Summary:
     """Totals a run's results and the client's request latencies."""
     finished = [r for r in results if r.error is None]
@@ -112,6 +116,7 @@ def summarize(
         reveal_ms=_spread(latencies.get("reveal", [])),
         requests=len(every),
         retries=retries,
+        waits=waits,
         error_messages=errors,
     )
 
@@ -168,22 +173,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--forced-guess", choices=["survive", "fair"])
     parser.add_argument("--outside-guess", action=argparse.BooleanOptionalAction, default=None,
                         help="allow guesses away from the numbers (server default: no)")
-    parser.add_argument("--seed", type=int, help="seed of the first game; game i uses seed+i")
-    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
-    parser.add_argument("--concurrency", type=int, default=1, help="games played at once")
+    parser.add_argument("--seed", type=at_least(1),
+                        help="seed of the first game; game i uses seed+i")
+    parser.add_argument("--games", type=at_least(1), default=1, help="games to play (default 1)")
+    parser.add_argument("--concurrency", type=at_least(1), default=1,
+                        help="games played at once")
     parser.add_argument("--spectate", action="store_true",
                         help="pause between moves so the game can be watched in the browser")
     parser.add_argument("--delay", type=float, help="seconds between moves (--spectate: 0.3)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per request")
-    parser.add_argument("--retry-for", type=float, default=30.0,
+    parser.add_argument("--timeout", type=seconds(above=0), default=30.0,
+                        help="seconds per request")
+    parser.add_argument("--retry-for", type=seconds(above=None), default=30.0,
                         help="seconds to keep retrying a failing request (server restarts)")
-    parser.add_argument("--max-errors", type=int, default=5,
+    parser.add_argument("--max-errors", type=at_least(1), default=5,
                         help="stop starting games after this many failed (default 5)")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no game URLs")
     parser.add_argument("--profile", type=profile_spec, default="strong",
                         help="the solver's profile: strong (default), fast, or either with "
                              "option=value overrides, as 'strong,ratio=0.85'")
+
+
+MAX_SEED = 2**63 - 1
+"""The largest seed the server takes."""
 
 
 def _settings(args: argparse.Namespace) -> list[GameSettings] | str:
@@ -195,8 +207,8 @@ def _settings(args: argparse.Namespace) -> list[GameSettings] | str:
         width, height, mines = sizes
     else:
         width, height, mines = PRESETS[args.preset or "expert"]
-    if args.games < 1 or args.concurrency < 1:
-        return "--games and --concurrency must be at least 1"
+    if args.seed is not None and args.seed + args.games - 1 > MAX_SEED:
+        return f"--seed {args.seed} with --games {args.games} passes the largest seed, {MAX_SEED}"
     return [
         GameSettings(width, height, mines, first_click=args.first_click,
                      forced_guess=args.forced_guess, outside_guess=args.outside_guess,
@@ -222,6 +234,8 @@ def _report(summary: Summary, out: Any) -> None:
         f"reveal p50/p99   {ms(summary.reveal_ms)} ms",
         f"retries          {summary.retries}",
     ]
+    if summary.waits:
+        lines.append(f"waits            {summary.waits} (the server's limit on new games)")
     lines += [f"error: {m}" for m in summary.error_messages[:10]]
     print("\n".join(lines), file=out)
 
@@ -264,7 +278,7 @@ async def _main(args: argparse.Namespace, settings: list[GameSettings]) -> int:
         if len(results) < len(settings):
             print(f"stopped after {sum(r.error is not None for r in results)} failed games; "
                   f"{len(settings) - len(results)} not played", file=sys.stderr)
-        summary = summarize(results, client.latencies, wall, client.retries)
+        summary = summarize(results, client.latencies, wall, client.retries, client.waits)
     if args.json:
         payload = {"server": args.server, "concurrency": args.concurrency,
                    "profile": args.profile,

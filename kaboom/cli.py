@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -58,7 +59,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parse_args(argv)
-        return int(importlib.import_module(args._module).run(args) or 0)
+        code = int(importlib.import_module(args._module).run(args) or 0)
+        sys.stdout.flush()  # a reader that left shows here, not in the exit's own flush
+        return code
+    except BrokenPipeError:
+        # The reader left (``| head``): no traceback, and none from the exit's own flush.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except ModuleNotFoundError as e:
         extra = EXTRA_MODULES.get((e.name or "").partition(".")[0])
         if extra is None:

@@ -14,7 +14,8 @@ import json
 import sys
 from dataclasses import asdict, dataclass
 
-from solver.bench.cli import board_arguments, board_size, progress_bar, writable
+from solver.bench.args import writable
+from solver.bench.cli import board_arguments, board_size, progress_bar
 from solver.bench.runner import run_games, wilson
 
 __all__ = ["Bucket", "add_arguments", "buckets", "run"]

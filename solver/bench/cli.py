@@ -11,11 +11,11 @@ import argparse
 import collections
 import contextlib
 import json
-import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from typing import Protocol
 
+from solver.bench.args import at_least, writable
 from solver.bench.cluster import Cluster, ClusterError
 from solver.bench.machine import machine
 from solver.bench.results import ResultsFile, ResultsFileError
@@ -30,35 +30,7 @@ from solver.bench.runner import (
 from solver.profiles import profile_spec
 from solver.simulator import PRESETS, preset
 
-__all__ = ["add_arguments", "at_least", "board_arguments", "board_size", "run", "writable"]
-
-
-def at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: a whole number no less than ``low``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"{value} is less than {low}")
-        return value
-
-    return parse
-
-
-def writable(path: str) -> str:
-    """An argparse type: a file path this process may write, checked before any game is
-    played rather than when the results are in."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise argparse.ArgumentTypeError(f"{path} is a folder")
-    if not os.path.isdir(folder):
-        raise argparse.ArgumentTypeError(f"there is no folder {folder}")
-    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
-        raise argparse.ArgumentTypeError(f"{path} cannot be written")
-    return path
+__all__ = ["add_arguments", "board_arguments", "board_size", "run"]
 
 
 def board_arguments(parser: argparse.ArgumentParser) -> None:

@@ -34,7 +34,7 @@ def test_presets_and_sizes() -> None:
 @pytest.mark.parametrize("argv", [
     ("--preset", "expert", "--width", "5"),
     ("--width", "5", "--height", "5"),
-    ("--games", "0",),
+    ("--seed", str(2**63 - 1), "--games", "2"),  # game 2's seed is past the server's range
 ])
 def test_bad_arguments_exit_2(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
     assert play_cli.run(_args(*argv)) == 2
@@ -50,3 +50,23 @@ def test_the_solver_profile_is_checked_before_any_game(
         _args("--profile", "strong,bogus=1")
     assert e.value.code == 2
     assert "unknown option 'bogus'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (("--games", "0"), "argument --games: 0 is less than 1"),
+    (("--concurrency", "0"), "argument --concurrency: 0 is less than 1"),
+    (("--max-errors", "0"), "argument --max-errors: 0 is less than 1"),
+    (("--seed", "0"), "argument --seed: 0 is less than 1"),
+    (("--timeout", "0"), "argument --timeout: 0 seconds: give more than 0"),
+    (("--retry-for", "-1"), "argument --retry-for: -1 seconds: give at least 0"),
+    (("--timeout", "nan"), "argument --timeout: nan seconds"),
+])
+def test_counts_and_times_are_checked_as_they_are_parsed(
+    argv: tuple[str, ...], says: str, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Values that ran but misbehaved: ``--timeout 0`` said the server could not be
+    reached, ``--max-errors 0`` played nothing and exited 0."""
+    with pytest.raises(SystemExit) as e:
+        _args(*argv)
+    assert e.value.code == 2
+    assert says in capsys.readouterr().err

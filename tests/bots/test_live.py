@@ -132,6 +132,36 @@ def test_cli_json_report(live_server: LiveServer) -> None:
     assert f"{live_server.url}/games/" in done.stderr  # the spectate URL of each game
 
 
+def test_the_servers_limit_on_new_games_is_waited_for(tmp_path: Path) -> None:
+    """A default server lets one client create a burst of games, then a few a minute,
+    and answers 429 with ``Retry-After`` beyond: the bot waits as asked (it took the 429
+    for a failure, so ``docs/bot.md``'s 100-game example stopped after 5 s)."""
+    server = LiveServer(tmp_path / "kaboom.db", create_burst=2, create_per_minute=60).start()
+    try:
+        done = _cli("--server", server.url, "--preset", "beginner", "--games", "5",
+                    "--concurrency", "3", "--profile", "fast", "--json", "--quiet")
+    finally:
+        server.stop()
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["games"] == 5 and report["errors"] == 0
+    assert report["waits"] >= 2  # three games waited for a token, one a second
+
+
+def test_output_to_a_reader_that_left_ends_without_a_traceback(live_server: LiveServer) -> None:
+    """``kaboom bot play ... | head`` (the reader may leave before the report)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kaboom", "bot", "play", "--server", live_server.url,
+         "--preset", "beginner", "--quiet"],
+        cwd=ROOT, env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1 and err == ""
+
+
 def test_cli_reports_network_errors_without_a_traceback(tmp_path: Path) -> None:
     dead = _cli("--server", "http://127.0.0.1:9", "--games", "1")
     assert dead.returncode == 2 and "cannot reach the server" in dead.stderr
@@ -157,3 +187,23 @@ def test_cli_reports_network_errors_without_a_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 1
     assert "gave up" in err and "not played" in err and "Traceback" not in err
     assert "errors" in out
+
+
+def test_once_a_request_gave_up_the_next_ones_give_up_sooner() -> None:
+    """A server that is gone was retried for ``retry_for`` seconds by every new game, up
+    to ``--max-errors`` of them (2.5 minutes with the defaults); after the first give-up
+    the next requests retry for 5 s until the server answers again."""
+    from bots.base import ClientError
+
+    async def two_tries() -> list[float]:
+        took = []
+        async with HttpClient("http://127.0.0.1:9", retry_for=8.0) as client:
+            for _ in range(2):
+                start = asyncio.get_running_loop().time()
+                with pytest.raises(ClientError, match="gave up"):
+                    await client.new_game(GameSettings(9, 9, 10))
+                took.append(asyncio.get_running_loop().time() - start)
+        return took
+
+    first, second = asyncio.run(two_tries())
+    assert 8.0 <= first < 12.0 and 5.0 <= second < 7.5
