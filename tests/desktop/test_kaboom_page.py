@@ -153,3 +153,16 @@ def test_cli_stall_ends_a_game_that_takes_no_clicks(xdisplay: str, kaboom_url: s
     assert record["outcome"] == "error" and "2 batches" in record["error"]
     assert record["turns"] == 2
     assert _truth(kaboom_url, game["id"])["moves"] == 0
+
+
+def test_the_mine_count_of_a_game_link_or_why_not(kaboom_url: str) -> None:
+    """The profile reads a linked game's mine count from the API; a link to no game (or
+    to no server) is the one-line error ``kaboom bot desktop`` prints, not a traceback
+    from urllib."""
+    game = new_game(kaboom_url, width=12, height=7, mines=11)
+    page = KaboomPage()
+    assert page.mine_count(_player_url(kaboom_url, game), 12, 7) == 11
+    with pytest.raises(ValueError, match="HTTP 404: is the game link right"):
+        page.mine_count(f"{kaboom_url}/games/nosuchgame", 9, 9)
+    with pytest.raises(ValueError, match="cannot read the mine count"):
+        page.mine_count("http://127.0.0.1:9/games/abc", 9, 9)

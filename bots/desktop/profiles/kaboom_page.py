@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 import tempfile
+import urllib.error
 import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
@@ -119,8 +120,14 @@ class KaboomPage(Profile):
         match = re.match(r"(https?://[^/]+)/games/([^/?#]+)", game_id or "")
         if match:  # the page shows the total in its header; the API says it exactly
             url = f"{match.group(1)}/api/games/{match.group(2)}"
-            with urllib.request.urlopen(url, timeout=10) as reply:
-                return int(json.load(reply)["mines"])
+            try:
+                with urllib.request.urlopen(url, timeout=10) as reply:
+                    return int(json.load(reply)["mines"])
+            except urllib.error.HTTPError as exc:  # 404: no such game (or it expired)
+                raise ValueError(f"{url} answered HTTP {exc.code}: is the game link right?"
+                                 ) from None
+            except (OSError, ValueError, KeyError) as exc:
+                raise ValueError(f"cannot read the mine count from {url}: {exc}") from None
         if (width, height) in _PRESETS:
             return _PRESETS[width, height]
         raise ValueError(f"cannot tell the mine count of a {width}x{height} Kaboom board; "
