@@ -58,6 +58,7 @@ const state = {
   lossProof: null, // { id, x, y, text } of the finished game's proof, once fetched
   proofs: new Map(), // debug proofs by "moves:x,y" of the current game
   replay: null, // { id, moves, start, list, at, rows } of the finished game on the board
+  replacesLink: false, // the game being created replaces a dead link in the history
 };
 
 const REASONS = {
@@ -444,6 +445,7 @@ function tick() {
  * the next move's answer, so nothing that explains a problem disappears unread.
  */
 function say(text, { error = false, sticky = false } = {}) {
+  delete ui.message.dataset.offline;
   ui.message.textContent = text;
   ui.message.classList.toggle("error", error);
   ui.message.classList.toggle("sticky", sticky || error);
@@ -462,16 +464,45 @@ function enqueue(request) {
   state.seq++;
   state.inflight++;
   state.queue = state.queue.then(async () => {
+    const before = state.game?.id === game.id ? state.game.moves : game.moves;
     try {
       const answer = await request(game.id);
       if (ui.message.classList.contains("sticky")) say("");
       if (state.game?.id === game.id) applyGame(answer);
     } catch (error) {
-      say(`Move not played: ${api.errorText(error)}`, { error: true });
+      await explainFailedMove(game.id, before, error);
     } finally {
       state.inflight--;
     }
   });
+}
+
+/**
+ * Says why a move failed. Without an answer (no connection, or a proxy's 502/504) the move
+ * may have been played all the same: the game is read again, and a move counter that moved
+ * shows the move was played, so a second click does not chord or cycle a flag twice.
+ */
+async function explainFailedMove(id, before, error) {
+  const answerLost = error instanceof api.NetworkError
+    || (error instanceof api.ApiError && [502, 504].includes(error.status));
+  if (!answerLost) {
+    say(`Move not played: ${api.errorText(error)}`, { error: true });
+    return;
+  }
+  try {
+    const fresh = await api.getGame(id);
+    if (state.game?.id !== id) return;
+    if (fresh.moves !== before) {
+      applyGame(fresh);
+      say("The server's answer was lost on the way, but the move was played: the board shows it.",
+        { sticky: true });
+      return;
+    }
+    say(`Move not played: ${api.errorText(error)}`, { error: true });
+  } catch {
+    say(`No answer from the server, so the move may or may not have been played: ${api.errorText(error)}`,
+      { error: true });
+  }
 }
 
 /** True when this browser holds the game's player token (it started the game, or opened
@@ -574,13 +605,21 @@ function startPoll(id) {
   pollLoop(id, controller.signal);
 }
 
+const OFFLINE_AFTER = 2; // failed polls in a row before the page says the server is gone
+const POLL_RETRY_MAX_MS = 5000; // so a restarted server is seen within seconds
+
 async function pollLoop(id, signal) {
   let failures = 0;
   while (!signal.aborted && state.game?.id === id) {
     if (state.inflight) await state.queue;
     const sentAt = state.seq;
     try {
-      const fresh = await api.waitGame(id, state.game.moves, signal);
+      // After a failure, ask for the game at once: a server that is back is seen at once.
+      const fresh = await api.waitGame(id, state.game.moves, signal, failures ? 0 : 25);
+      if (failures >= OFFLINE_AFTER && ui.message.dataset.offline) {
+        delete ui.message.dataset.offline;
+        say("Connected to the server again.");
+      }
       failures = 0;
       if (signal.aborted || state.seq !== sentAt || state.inflight) continue; // raced a local move
       if (fresh.moves !== state.game.moves || fresh.status !== state.game.status) applyGame(fresh);
@@ -589,7 +628,12 @@ async function pollLoop(id, signal) {
     } catch (error) {
       if (signal.aborted) return;
       failures++;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(30000, 500 * 2 ** failures)));
+      if (failures === OFFLINE_AFTER && !state.inflight) {
+        // Spectators (and players between moves) would otherwise see a game that just stopped.
+        say(`Lost touch with the server: ${api.errorText(error)}. Still trying…`, { sticky: true });
+        ui.message.dataset.offline = "1";
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(POLL_RETRY_MAX_MS, 500 * 2 ** failures)));
     }
   }
 }
@@ -637,9 +681,11 @@ function defineHtmxExtension() {
       const game = api.parseGame(xhr.responseText);
       store.saveToken(game.id, game.player_token);
       store.ownGame(game.id);
-      // The first game of a visit replaces "/" (or a dead link) in the history, so Back
-      // never lands on an address that would start yet another game.
-      loadGame(game, { push: state.game !== null });
+      // The first game of a visit replaces "/" in the history, and a game started for a
+      // dead link replaces that link, so Back never lands on an address that would start
+      // yet another game.
+      loadGame(game, { push: state.game !== null && !state.replacesLink });
+      state.replacesLink = false;
     } else {
       showFormError(api.detailText(api.errorDetail(xhr, xhr.responseText)));
     }
@@ -728,6 +774,7 @@ function limitMines() {
 
 function onFormInput(event) {
   const target = event.target;
+  ui.formError.hidden = true; // the refusal was of the values just changed
   if (target === ui.preset && target.value in store.PRESETS) {
     const p = store.PRESETS[target.value];
     ui.width.value = p.width;
@@ -792,6 +839,7 @@ async function openFromLocation() {
     loadGame(await api.getGame(id));
   } catch (error) {
     if (error instanceof api.ApiError && error.status === 404) {
+      state.replacesLink = true;
       actions.newGame();
       say("That game does not exist on this server (a wrong link?). Here is a new one.", { sticky: true });
     } else {

@@ -89,6 +89,40 @@ def test_a_move_the_server_did_not_answer_is_said_and_can_be_retried(page: Page)
     expect(message).to_have_text("")  # the next answer clears the error
 
 
+def test_a_move_whose_answer_was_lost_is_shown_as_played(page: Page) -> None:
+    """The server played the move but its answer never arrived (a reset connection, a
+    proxy's 504): "Move not played" above an opened cell invited a second click, which
+    would chord or cycle a flag twice.  The page reads the game again and says so."""
+    page.goto("/")
+    new_game(page, "beginner", seed=21)
+
+    def played_then_lost(route: Route) -> None:
+        route.fetch()  # the server plays the move ...
+        route.abort("connectionreset")  # ... and the answer is lost
+
+    page.route("**/reveal", played_then_lost)
+    cell(page, 4, 4).click()
+    message = page.locator("#message")
+    expect(message).to_contain_text("answer was lost on the way, but the move was played")
+    expect(message).not_to_have_class(re.compile(r"\berror\b"))
+    assert moves(page) == 1
+    assert cell(page, 4, 4).get_attribute("data-state") not in ("#", "F", "?")
+
+
+def test_a_lost_server_is_said_and_a_returning_one_seen_within_seconds(page: Page) -> None:
+    """The long poll failed in silence (a spectator saw "Watching" while the server was
+    down) and backed off to 30 s, so a move made after a restart showed 24 s late."""
+    polls = re.compile(r".*/api/games/[^/?]+\?wait_moves=.*")
+    page.route(polls, abort)
+    page.goto("/")
+    new_game(page, "beginner", seed=21)
+    message = page.locator("#message")
+    expect(message).to_contain_text("Lost touch with the server", timeout=15_000)
+    expect(message).to_have_class(re.compile(r"\bsticky\b"))
+    page.unroute(polls, abort)
+    expect(message).to_have_text("Connected to the server again.", timeout=10_000)
+
+
 def test_a_proxy_error_page_is_shown_as_its_status_not_markup(page: Page) -> None:
     def bad_gateway(route: Route) -> None:
         route.fulfill(status=502, content_type="text/html",
@@ -125,6 +159,8 @@ def test_the_servers_refusal_names_the_field(page: Page) -> None:
     expect(error).to_contain_text("less than or equal to 9223372036854775807")
     assert game_id(page) == gid  # the game on the page stays
     expect(page.locator("#notice")).to_be_hidden()
+    page.fill("#seed", "")  # the refusal was of that seed: it goes with it
+    expect(error).to_be_hidden()
 
 
 def test_a_refused_size_is_not_kept_and_a_bad_saved_one_is_replaced(page: Page) -> None:
