@@ -8,12 +8,13 @@ vendored htmx (``web/vendor/``); Swagger UI's script and stylesheet come from th
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import fastapi_offline
-from fastapi import FastAPI
+from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.types import Scope
 
 import web
 
@@ -26,6 +27,21 @@ DOCS_ASSETS = Path(fastapi_offline.__file__).parent / "static"
 """Swagger UI's ``swagger-ui-bundle.js`` and ``swagger-ui.css``."""
 
 _NO_CACHE = {"Cache-Control": "no-cache"}
+
+
+class _Assets(StaticFiles):
+    """Static files of the kinds a page loads (not the package's ``__init__.py``), each
+    revalidated by its ETag: after an upgrade a browser must not run yesterday's modules
+    under today's page."""
+
+    KINDS = frozenset({".css", ".js", ".png", ".svg"})
+
+    async def get_response(self, path: str, scope: Scope) -> Response:
+        if PurePosixPath(path).suffix not in self.KINDS:
+            raise HTTPException(status_code=404)
+        response = await super().get_response(path, scope)
+        response.headers.setdefault("Cache-Control", "no-cache")
+        return response
 
 
 def add_asset_routes(app: FastAPI) -> None:
@@ -49,5 +65,5 @@ def add_asset_routes(app: FastAPI) -> None:
     async def api_docs() -> Response:
         return FileResponse(docs, headers=_NO_CACHE)
 
-    app.mount("/static", StaticFiles(directory=WEB), name="static")
-    app.mount("/docs-assets", StaticFiles(directory=DOCS_ASSETS), name="docs-assets")
+    app.mount("/static", _Assets(directory=WEB), name="static")
+    app.mount("/docs-assets", _Assets(directory=DOCS_ASSETS), name="docs-assets")

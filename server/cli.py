@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 __all__ = ["add_arguments", "run"]
 
@@ -15,8 +16,8 @@ def _port(text: str) -> int:
         port = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port (1 to 65535)")
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535; 0: any free one)")
     return port
 
 
@@ -75,12 +76,18 @@ def run(args: argparse.Namespace) -> int:
         from server.workers import serve
 
         return serve(args.host, args.port, args.workers, args.log_level)
-    uvicorn.run(
-        "server.main:create_app",
-        factory=True,
-        host=args.host,
-        port=args.port,
-        log_level=args.log_level,
-        server_header=False,
-    )
+    from server.store import StoreOpenError
+
+    try:
+        uvicorn.run(
+            "server.main:create_app",
+            factory=True,
+            host=args.host,
+            port=args.port,
+            log_level=args.log_level,
+            server_header=False,
+        )
+    except StoreOpenError as exc:
+        print(f"kaboom serve: {exc}", file=sys.stderr)
+        return 2
     return 0

@@ -9,6 +9,7 @@ limit is one statement on the store, made from the creating route's thread.)
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
@@ -97,15 +98,23 @@ def _error(status: int, detail: object, headers: dict[str, str] | None = None) -
     return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 
 
+BODY_DEADLINE_S = 10.0
+"""Time a request body has to arrive in full: one sent a byte at a time would otherwise
+hold its connection (and a file descriptor) for as long as its sender likes."""
+
+
 class BodyGuard:
     """ASGI middleware: refuses bodies over ``limit`` bytes with 413 (by Content-Length
-    at once, else while counting), and bodies of API requests that are not strict JSON
-    with 422; a body that passes is handed on unchanged."""
+    at once, else while counting), bodies still arriving after ``deadline_s`` with 408,
+    and bodies of API requests that are not strict JSON with 422; a body that passes is
+    handed on unchanged."""
 
-    def __init__(self, app: ASGIApp, limit: int, prefix: str = "/api/") -> None:
+    def __init__(self, app: ASGIApp, limit: int, prefix: str = "/api/",
+                 deadline_s: float = BODY_DEADLINE_S) -> None:
         self.app = app
         self.limit = limit
         self.prefix = prefix
+        self.deadline_s = deadline_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -124,8 +133,14 @@ class BodyGuard:
                     return
         chunks: list[bytes] = []
         size = 0
+        deadline = time.monotonic() + self.deadline_s
         while True:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), deadline - time.monotonic())
+            except TimeoutError:
+                await _error(408, f"the request body did not arrive within {self.deadline_s:g} s"
+                             )(scope, receive, send)
+                return
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")

@@ -57,10 +57,9 @@ class NewGame(BaseModel):
     first_click: Literal["safe", "opening"] = "safe"
     forced_guess: Literal["survive", "fair"] = "survive"
     outside_guess: bool = False
-    seed: Int | None = Field(
+    # The range before the validator, so that the schema shows it as minimum/maximum.
+    seed: Annotated[int, Field(ge=1, le=2**63 - 1), BeforeValidator(_whole)] | None = Field(
         default=None,
-        ge=1,
-        le=2**63 - 1,
         description="replays a board: the same seed and clicks give the same game (the game"
         " then shows its seed; a server-drawn seed stays secret until the game ends)",
     )

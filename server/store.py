@@ -343,6 +343,14 @@ class MemoryStore(SqliteStore):
         super().__init__(":memory:", synchronous="OFF")
 
 
+CONNECT_TIMEOUT_S = 10
+"""How long opening a PostgreSQL store waits for the server to answer at all."""
+
+
+class StoreOpenError(RuntimeError):
+    """The store named by the settings cannot be opened (a wrong URL, a server down)."""
+
+
 class PostgresStore(_SqlStore):
     """Games in PostgreSQL through psycopg 3 and its connection pool: the store that
     several server processes (on one host or many) share."""
@@ -350,8 +358,17 @@ class PostgresStore(_SqlStore):
     dialect = "postgresql"
 
     def __init__(self, url: str, pool_size: int = 8) -> None:
+        import psycopg
         from psycopg_pool import ConnectionPool
 
+        # One plain connection first: the pool retries a refused or wrong URL in the
+        # background until its 30 s timeout, and a server that cannot start should say so
+        # at once, in one line.
+        try:
+            psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S).close()
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise StoreOpenError(f"cannot connect to PostgreSQL: {reason}") from None
         # Autocommit: a read is one round trip; a change opens its own transaction.
         self._pool = ConnectionPool(
             url,

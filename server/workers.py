@@ -61,9 +61,14 @@ def _worker(host: str, port: int, log_level: str, ready: Event) -> None:
     import uvicorn
 
     from server.main import create_app
+    from server.store import StoreOpenError
 
     _die_with_parent()
-    app = create_app()  # opens the store: a wrong URL fails here, before ``ready``
+    try:
+        app = create_app()  # opens the store: a wrong URL fails here, before ``ready``
+    except StoreOpenError as exc:
+        print(f"kaboom serve: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
     sock = listening_socket(host, port)
     ready.set()
     config = uvicorn.Config(app, log_level=log_level, server_header=False)

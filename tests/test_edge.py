@@ -342,3 +342,48 @@ def test_long_poll_spectators_do_not_slow_moves(http: httpx.Client, live: LiveSe
             w.join()
     assert statistics.median(times) < 0.5, times
     assert json.loads(http.get(f"/api/games/{game['id']}").text)["moves"] == 10
+
+
+def test_a_body_that_trickles_in_is_refused_at_its_deadline() -> None:
+    """A body sent a byte at a time held its connection (and a file descriptor) for as
+    long as the sender liked: 1,100 of them refused every other client on a process with
+    1,024 descriptors.  The guard gives a body a deadline and answers 408."""
+    import asyncio
+
+    from server.edge import BodyGuard
+
+    reached: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["path"])
+
+    async def trickle() -> dict[str, Any]:
+        await asyncio.sleep(0.1)
+        return {"type": "http.request", "body": b" ", "more_body": True}
+
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/api/games",
+             "headers": [(b"content-length", b"60000")]}
+    start = time.monotonic()
+    asyncio.run(BodyGuard(app, 64 * 1024, deadline_s=0.5)(scope, trickle, send))
+    took = time.monotonic() - start
+    assert sent[0]["status"] == 408 and b"did not arrive within 0.5 s" in sent[1]["body"]
+    assert 0.5 <= took < 2.0 and reached == []
+
+
+def test_static_files_are_the_pages_kinds_and_always_revalidated(http: httpx.Client) -> None:
+    """``/static`` served the whole ``web`` package, ``__init__.py`` included, with no
+    Cache-Control: after an upgrade a browser could run old modules under the new page."""
+    for path in ("/static/kaboom.js", "/static/kaboom.css", "/static/vendor/htmx.min.js",
+                 "/static/favicon.svg", "/docs-assets/swagger-ui-bundle.js"):
+        r = http.get(path)
+        assert r.status_code == 200 and r.headers["cache-control"] == "no-cache", path
+        again = http.get(path, headers={"If-None-Match": r.headers["etag"]})
+        assert again.status_code == 304, path
+    for path in ("/static/__init__.py", "/static/vendor/vendored.json", "/static/",
+                 "/static/vendor/htmx.LICENSE"):
+        assert http.get(path).status_code == 404, path

@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kaboom.testing import LiveServer, PostgresServer, find_postgres
+from kaboom.testing import LiveServer, PostgresServer, find_postgres, free_port
 from server.config import Settings
 from server.game import Game, Rules
 from server.store import open_store
@@ -392,6 +392,21 @@ def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
     server = LiveServer(tmp_path / "a-file" / "games.db", workers=2)
     with pytest.raises(RuntimeError, match="failed to start"):
         server.start()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_postgresql_url_that_answers_nothing_is_one_line_at_once(workers: str) -> None:
+    """The pool retried a refused URL in the background for its 30 s timeout and then
+    printed psycopg's traceback; the server says why it cannot start, at once."""
+    url = f"postgresql://kaboom@127.0.0.1:{free_port()}/kaboom"
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()), "--workers",
+         workers, "--db", url], capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode != 0 and time.monotonic() - start < 15
+    assert "kaboom serve: cannot connect to PostgreSQL: " in done.stderr
+    assert "Connection refused" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_the_creation_limit_is_one_bucket_over_every_process(store_url: str) -> None:

@@ -48,6 +48,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"description": "the player's token is missing"},
     403: {"description": "the token is not this game's player token"},
     404: {"description": "no game with this id (never made, or expired)"},
+    408: {"description": "the request body did not arrive in time; nothing changed"},
     409: {"description": "the move is not allowed in the game's state"},
     413: {"description": "the request body is too large"},
     422: {"description": "malformed or out-of-range input"},
@@ -55,7 +56,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 _READ: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (404, 422)}
 _CREATE: dict[int | str, dict[str, Any]] = {
-    **{k: _ERRORS[k] for k in (413, 422)}, 429: {"description": "too many games"}
+    **{k: _ERRORS[k] for k in (408, 413, 422)}, 429: {"description": "too many games"}
 }
 
 
@@ -191,7 +192,8 @@ async def hint(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Resp
     )
 
 
-@router.get("/games/{game_id}/replay", responses=_READ)
+@router.get("/games/{game_id}/replay", responses={
+    **_READ, 409: {"description": "the game is still being played"}})
 def replay(game_id: GameId, service: ServiceDep) -> ReplayOut:
     """A finished game's moves from its first board, each with the cells it changed;
     409 while it is being played."""
@@ -202,8 +204,7 @@ operations = APIRouter(prefix="/api", tags=["operations"])
 """Routes for whoever runs the server, not for players."""
 
 
-@operations.api_route("/health", methods=["GET", "HEAD"],
-                      responses={503: {"description": "the store cannot be read"}})
+@operations.get("/health", responses={503: {"description": "the store cannot be read"}})
 def health(service: ServiceDep) -> HealthOut:
     """Whether this process can read its game store: for load balancers and container
     health checks (answered by whichever worker the connection reached)."""
@@ -219,3 +220,7 @@ def health(service: ServiceDep) -> HealthOut:
 
 def _json(model: BaseModel) -> Response:
     return Response(model.model_dump_json(), media_type="application/json")
+
+
+# Some balancers check with HEAD; the schema lists the GET only (one operation id).
+operations.add_api_route("/health", health, methods=["HEAD"], include_in_schema=False)

@@ -49,8 +49,8 @@ def test_no_file_uses_an_old_name() -> None:
     assert hits == []
 
 
-@pytest.mark.parametrize(("port", "says"), [("99999", "99999 is not a port (1 to 65535)"),
-                                            ("0", "0 is not a port"),
+@pytest.mark.parametrize(("port", "says"), [("99999", "99999 is not a port (0 to 65535"),
+                                            ("-1", "-1 is not a port"),
                                             ("http", "'http' is not a port number")])
 def test_serve_refuses_a_port_that_is_not_one(
     port: str, says: str, capsys: pytest.CaptureFixture[str]
