@@ -10,6 +10,7 @@ limit is one statement on the store, made from the creating route's thread.)
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import json
 import math
 import time
@@ -249,6 +250,21 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def bucket_of(host: str) -> str:
+    """The creation bucket of a client address: an IPv4 address is its own, an IPv6
+    address shares its /64 (one subscriber's network holds 2**64 addresses, a bucket each
+    would be no limit)."""
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
 class CreateLimiter:
     """A token bucket per client address for game creation: ``burst`` at once, then
     ``per_minute``.  The buckets live in the game store, so a client draws on one bucket
@@ -263,7 +279,7 @@ class CreateLimiter:
         """Takes one token for the request's client or raises :class:`RateLimitedError`."""
         if self.rate <= 0:
             return
-        key = request.client.host if request.client else "?"
+        key = bucket_of(request.client.host if request.client else "?")
         wait = self.store.take_token(key, time.time(), self.rate, self.burst)
         if wait > 0:
             raise RateLimitedError(

@@ -387,3 +387,13 @@ def test_static_files_are_the_pages_kinds_and_always_revalidated(http: httpx.Cli
     for path in ("/static/__init__.py", "/static/vendor/vendored.json", "/static/",
                  "/static/vendor/htmx.LICENSE"):
         assert http.get(path).status_code == 404, path
+
+
+def test_an_ipv6_network_is_one_creation_bucket() -> None:
+    """Each address had its own bucket, and one IPv6 /64 holds 2**64 of them."""
+    from server.edge import bucket_of
+
+    assert bucket_of("2001:db8:1:2::1") == bucket_of("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    assert bucket_of("2001:db8:1:3::1") != bucket_of("2001:db8:1:2::1")
+    assert bucket_of("203.0.113.7") == "203.0.113.7" == bucket_of("::ffff:203.0.113.7")
+    assert bucket_of("testclient") == "testclient"  # not an address: as it is
