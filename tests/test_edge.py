@@ -350,24 +350,26 @@ def test_a_body_that_trickles_in_is_refused_at_its_deadline() -> None:
     1,024 descriptors.  The guard gives a body a deadline and answers 408."""
     import asyncio
 
+    from starlette.types import Message, Receive, Scope, Send
+
     from server.edge import BodyGuard
 
     reached: list[str] = []
 
-    async def app(scope: Any, receive: Any, send: Any) -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
         reached.append(scope["path"])
 
-    async def trickle() -> dict[str, Any]:
+    async def trickle() -> Message:
         await asyncio.sleep(0.1)
         return {"type": "http.request", "body": b" ", "more_body": True}
 
-    sent: list[dict[str, Any]] = []
+    sent: list[Message] = []
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "method": "POST", "path": "/api/games",
-             "headers": [(b"content-length", b"60000")]}
+    scope: Scope = {"type": "http", "method": "POST", "path": "/api/games",
+                    "headers": [(b"content-length", b"60000")]}
     start = time.monotonic()
     asyncio.run(BodyGuard(app, 64 * 1024, deadline_s=0.5)(scope, trickle, send))
     took = time.monotonic() - start
