@@ -6,6 +6,12 @@ slow game could hold all of them and starve other games.  Here a game's requests
 on an asyncio lock (on the event loop, holding no thread), a bounded number per game and
 in all, and the one admitted runs on a thread of a limiter of its own.  The budget
 starts when the request arrives, so time spent queued counts against it.
+
+The solver threads go to waiting requests fairly between clients: a freed thread goes to
+the waiting request whose client holds the fewest threads, and among those to the client
+served longest ago (first come within a client), so one client looping slow analyses over
+many games cannot make every other player wait behind its queue; alone, a client still
+gets every thread.
 """
 
 from __future__ import annotations
@@ -33,6 +39,16 @@ CPython's default (5 ms) is paid each time handling a request gives the GIL back
 socket read and write), which adds up on other games' GETs while slow moves run."""
 
 
+@dataclass(eq=False, slots=True)
+class _Waiter:
+    """A request waiting for a solver thread."""
+
+    client: str
+    order: int
+    ready: anyio.Event = field(default_factory=anyio.Event)
+    granted: bool = False
+
+
 @dataclass(slots=True)
 class _Turn:
     lock: anyio.Lock = field(default_factory=anyio.Lock)
@@ -55,10 +71,18 @@ class Gate:
         self._turns: dict[str, _Turn] = {}
         self._admitted = 0
         self._limiter: CapacityLimiter | None = None
-        self._slots: anyio.Semaphore | None = None
+        self._free = threads
+        self._held: dict[str, int] = {}  # client -> solver threads it holds
+        self._waiting: list[_Waiter] = []
+        self._arrivals = 0
+        self._grants = 0
+        self._served: dict[str, int] = {}
+        """Client -> when it last got a thread (kept while it holds or waits for one)."""
 
-    async def run(self, game_id: str, seconds: float | None, fn: Callable[[Budget], T]) -> T:
-        """Runs ``fn(budget)`` for ``game_id`` once its turn comes, off the event loop."""
+    async def run(self, game_id: str, seconds: float | None, fn: Callable[[Budget], T],
+                  client: str = "") -> T:
+        """Runs ``fn(budget)`` for ``game_id`` once its turn comes, off the event loop;
+        ``client`` (its address) is whom the solver threads are shared fairly between."""
         budget = Budget(seconds)
         if self._admitted >= self.total + self.threads:
             raise BudgetExceededError("the server is busy; try again in a moment")
@@ -67,35 +91,82 @@ class Gate:
             turn = self._turns[game_id] = _Turn()
         if turn.count > self.per_game:
             raise BudgetExceededError("too many moves are waiting on this game; try again")
-        if self._limiter is None:  # made on the event loop, where anyio wants them
+        if self._limiter is None:  # made on the event loop, where anyio wants it
             self._limiter = CapacityLimiter(self.threads)
-            self._slots = anyio.Semaphore(self.threads)
         turn.count += 1
         self._admitted += 1
         try:
-            return await self._run_in_turn(turn, budget, fn)
+            return await self._run_in_turn(turn, budget, fn, client)
         finally:
             turn.count -= 1
             self._admitted -= 1
             if turn.count == 0:
                 del self._turns[game_id]
 
-    async def _run_in_turn(self, turn: _Turn, budget: Budget, fn: Callable[[Budget], T]) -> T:
+    async def _run_in_turn(
+        self, turn: _Turn, budget: Budget, fn: Callable[[Budget], T], client: str
+    ) -> T:
         """Waits (at most until the deadline) for the game's turn and a solver thread."""
-        assert self._limiter is not None and self._slots is not None
+        assert self._limiter is not None
         left = budget.remaining()
-        got_turn = got_slot = False
+        got_turn = got_thread = False
         with anyio.move_on_after(math.inf if left is None else left):
             await turn.lock.acquire()
             got_turn = True
-            await self._slots.acquire()
-            got_slot = True
+            await self._take_thread(client)
+            got_thread = True
         try:
-            if not got_slot or budget.expired():
+            if not got_thread or budget.expired():
                 raise BudgetExceededError("the move waited its whole time budget; try again")
             return await anyio.to_thread.run_sync(fn, budget, limiter=self._limiter)
         finally:
-            if got_slot:
-                self._slots.release()
+            if got_thread:
+                self._give_back(client)
             if got_turn:
                 turn.lock.release()
+
+    async def _take_thread(self, client: str) -> None:
+        """Waits for a solver thread; :meth:`_give_back` hands freed ones out fairly."""
+        if self._free > 0 and not self._waiting:
+            self._free -= 1
+            self._grant(client)
+            return
+        self._arrivals += 1
+        waiter = _Waiter(client, self._arrivals)
+        self._waiting.append(waiter)
+        try:
+            await waiter.ready.wait()
+        except BaseException:  # cancelled (out of time): leave the line, or the thread
+            if waiter.granted:
+                self._give_back(client)
+            else:
+                self._waiting.remove(waiter)
+                self._forget(client)
+            raise
+
+    def _grant(self, client: str) -> None:
+        self._held[client] = self._held.get(client, 0) + 1
+        self._grants += 1
+        self._served[client] = self._grants
+
+    def _give_back(self, client: str) -> None:
+        held = self._held[client] - 1
+        if held:
+            self._held[client] = held
+        else:
+            del self._held[client]
+        if self._waiting:
+            nxt = min(self._waiting, key=lambda w: (
+                self._held.get(w.client, 0), self._served.get(w.client, 0), w.order))
+            self._waiting.remove(nxt)
+            self._grant(nxt.client)
+            nxt.granted = True
+            nxt.ready.set()
+        else:
+            self._free += 1
+        self._forget(client)
+
+    def _forget(self, client: str) -> None:
+        """Drops what is kept about a client that neither holds nor waits for a thread."""
+        if client not in self._held and all(w.client != client for w in self._waiting):
+            self._served.pop(client, None)

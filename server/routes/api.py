@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from server.deps import GameId, PlayerToken, ServiceDep
+from server.edge import bucket_of
 from server.errors import StoreUnavailableError
 from server.schemas import (
     MAX_SIDE,
@@ -98,6 +99,12 @@ def moves(game_id: GameId, service: ServiceDep) -> MovesOut:
     return MovesOut(moves=service.moves(game_id))
 
 
+def _client(request: Request) -> str:
+    """Whom the solver threads are shared between: the creation limit's bucket of the
+    client's address (an IPv6 client's /64)."""
+    return bucket_of(request.client.host) if request.client else "?"
+
+
 async def _authorize(service: GameService, game_id: str, token: str | None) -> None:
     """The player check before a request queues for the game's turn; it reads the store
     (off the event loop) only the first time this process sees the game."""
@@ -110,7 +117,8 @@ async def _authorize(service: GameService, game_id: str, token: str | None) -> N
 def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
     """The route for one kind of move (the four differ only in the kind)."""
     async def play(
-        game_id: GameId, body: CellIn, service: ServiceDep, token: PlayerToken
+        game_id: GameId, body: CellIn, service: ServiceDep, token: PlayerToken,
+        request: Request,
     ) -> Response:
         move = Move(kind, body.x, body.y)
         await _authorize(service, game_id, token)
@@ -118,7 +126,8 @@ def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
         def run(budget: Budget) -> Response:
             return _json(GameOut.of(service.play(game_id, move, token, budget)))
 
-        return await service.gate.run(game_id, service.settings.move_budget_s, run)
+        return await service.gate.run(game_id, service.settings.move_budget_s, run,
+                                      _client(request))
 
     return play
 
@@ -139,23 +148,29 @@ for _kind, _summary in [
 
 
 @router.post("/games/{game_id}/undo", responses=_ERRORS, response_model=GameOut)
-async def undo(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
+async def undo(
+    game_id: GameId, service: ServiceDep, token: PlayerToken, request: Request
+) -> Response:
     """Takes back the last move (after a loss, or in a debug game); marks it assisted."""
     await _authorize(service, game_id, token)
     return await service.gate.run(
-        game_id, None, lambda _: _json(GameOut.of(service.undo(game_id, token)))
+        game_id, None, lambda _: _json(GameOut.of(service.undo(game_id, token))),
+        _client(request),
     )
 
 
 @router.get("/games/{game_id}/analysis", responses=_ERRORS, response_model=AnalysisOut)
-async def analysis(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
+async def analysis(
+    game_id: GameId, service: ServiceDep, token: PlayerToken, request: Request
+) -> Response:
     """Every covered cell's status and exact probability; marks the game assisted."""
     await _authorize(service, game_id, token)
 
     def run(budget: Budget) -> Response:
         return _json(AnalysisOut.of(service.analyse(game_id, token, budget)[1]))
 
-    return await service.gate.run(game_id, service.settings.analysis_budget_s, run)
+    return await service.gate.run(game_id, service.settings.analysis_budget_s, run,
+                                  _client(request))
 
 
 @router.get("/games/{game_id}/proof", responses=_ERRORS, response_model=ProofOut)
@@ -165,6 +180,7 @@ async def proof(
     token: PlayerToken,
     x: Annotated[int, Query(ge=0, le=MAX_SIDE - 1, description="column, 0-based")],
     y: Annotated[int, Query(ge=0, le=MAX_SIDE - 1, description="row, 0-based")],
+    request: Request,
 ) -> Response:
     """Why a covered cell is safe or a mine; 409 when it is open or undecided.  During a
     game only the player may ask, and it marks the game assisted; after the game it is
@@ -177,11 +193,14 @@ async def proof(
     def run(budget: Budget) -> Response:
         return _json(ProofOut.of(service.proof(game_id, (x, y), token, budget)[1]))
 
-    return await service.gate.run(game_id, service.settings.analysis_budget_s, run)
+    return await service.gate.run(game_id, service.settings.analysis_budget_s, run,
+                                  _client(request))
 
 
 @router.get("/games/{game_id}/hint", responses=_ERRORS, response_model=HintOut)
-async def hint(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Response:
+async def hint(
+    game_id: GameId, service: ServiceDep, token: PlayerToken, request: Request
+) -> Response:
     """A proven safe cell with its proof, or the best odds when the next click is a
     forced guess; only the player may ask, and it marks the game assisted."""
     await _authorize(service, game_id, token)
@@ -189,6 +208,7 @@ async def hint(game_id: GameId, service: ServiceDep, token: PlayerToken) -> Resp
         game_id,
         service.settings.analysis_budget_s,
         lambda _: _json(HintOut.of(service.hint(game_id, token)[1])),
+        _client(request),
     )
 
 
