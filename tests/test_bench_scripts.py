@@ -49,6 +49,15 @@ def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
     assert body["abusive"] > 0 and body["abusive_codes"] == {"1.1 MB 413": body["abusive"]}
 
 
+def test_fair_share_times_the_players_moves_in_both_phases(tmp_path: Path) -> None:
+    out = tmp_path / "fair.json"
+    run_bench("fair_share.py", "--games", "2", "--seconds", "1.5", "--json", str(out))
+    report = json.loads(out.read_text())
+    for phase in ("alone", "flood"):
+        assert report[phase]["answered_200"] > 0 and report[phase]["median_s"] > 0
+    assert report["alone"]["flood_answers"] == {} and report["flood"]["flood_answers"]
+
+
 def test_proof_time_finds_proofs_in_played_games(tmp_path: Path) -> None:
     out = tmp_path / "proofs.json"
     run_bench("proof_time.py", "--sizes", "30x16/99", "--games", "1", "--json", str(out))
