@@ -20,7 +20,7 @@ from solver.frontier import Component, Constraint, Frontier, FrontierTracker, co
 from solver.groups import GroupResult, reduce_groups
 from solver.guess import Situation, guess
 from solver.knowledge import classify
-from solver.position import Cell, FirstClick, Move, Position
+from solver.position import Cell, CellState, FirstClick, Move, Position
 from solver.profiles import PROFILES, Profile, opening_cell
 
 __all__ = ["Decision", "choose", "first_cell"]
@@ -129,17 +129,23 @@ def _first_click(
     flag_mines: bool,
 ) -> Decision:
     """The rule's first cell, or the unflagged cell nearest to it (flags block reveals);
-    nothing when every cell is a mine."""
-    cells = position.covered()
-    probs = dict.fromkeys(cells, position.mines / len(cells)) if want_probabilities else None
-    flagged = set(position.flags())
-    if position.mines == len(cells):
-        flags = tuple(Move.flag(*c) for c in cells if c not in flagged) if flag_mines else ()
+    nothing when every cell is a mine.  Every cell is covered on an untouched board, so
+    the board is listed only when a flag, a board of mines or the probabilities need it
+    (once a game, but a bench plays hundreds of thousands)."""
+    cells = position.width * position.height
+    probs = (dict.fromkeys(position.covered(), position.mines / cells)
+             if want_probabilities else None)
+    if position.mines == cells:
+        flagged = set(position.flags())
+        flags = (tuple(Move.flag(*c) for c in position.covered() if c not in flagged)
+                 if flag_mines else ())
         return Decision(flags, "every cell is a mine", "none", True, probs)
     x, y = first_cell(position, rule, profile)
-    free = [c for c in cells if c not in flagged] or list(cells)
-    cell = min(free, key=lambda c: (max(abs(c[0] - x), abs(c[1] - y)), c[1], c[0]))
-    return Decision((Move.reveal(*cell),), f"first click ({rule})", "first", True, probs)
+    if position.char(x, y) == CellState.FLAG:
+        flagged = set(position.flags())
+        free = [c for c in position.covered() if c not in flagged] or [(x, y)]
+        x, y = min(free, key=lambda c: (max(abs(c[0] - x), abs(c[1] - y)), c[1], c[0]))
+    return Decision((Move.reveal(x, y),), f"first click ({rule})", "first", True, probs)
 
 
 @dataclass(frozen=True, slots=True)
