@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import defaultdict
 from types import TracebackType
@@ -158,6 +159,7 @@ class HttpClient:
             except _Transient as exc:
                 failure = exc
             except _Wait as wait:  # refused before it was played: send it again later
+                self.waits += 1
                 await asyncio.sleep(wait.seconds)
                 continue
             except ApiError as exc:
@@ -250,7 +252,7 @@ def _retry_after(response: httpx.Response) -> float:
         seconds = float(response.headers.get("Retry-After", "1"))
     except ValueError:
         seconds = 1.0
-    return min(max(seconds, 0.1), _MAX_WAIT_S)
+    return min(max(seconds, 0.1), _MAX_WAIT_S) if math.isfinite(seconds) else 1.0
 
 
 class _Wait(Exception):

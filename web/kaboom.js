@@ -676,6 +676,8 @@ function defineHtmxExtension() {
     if (!(source instanceof Element) || !source.hasAttribute("data-creates-game")) return;
     const xhr = event.detail.xhr;
     if (xhr.status === 0) return; // replaced by a newer request (hx-sync), or sendError below
+    const replacesLink = state.replacesLink;
+    state.replacesLink = false; // one creation answers the dead link, made or refused
     if (xhr.status === 201 || xhr.status === 200) {
       ui.formError.hidden = true;
       const game = api.parseGame(xhr.responseText);
@@ -684,14 +686,14 @@ function defineHtmxExtension() {
       // The first game of a visit replaces "/" in the history, and a game started for a
       // dead link replaces that link, so Back never lands on an address that would start
       // yet another game.
-      loadGame(game, { push: state.game !== null && !state.replacesLink });
-      state.replacesLink = false;
+      loadGame(game, { push: state.game !== null && !replacesLink });
     } else {
       showFormError(api.detailText(api.errorDetail(xhr, xhr.responseText)));
     }
   });
   document.body.addEventListener("htmx:sendError", (event) => {
     if (event.detail.elt?.hasAttribute?.("data-creates-game")) {
+      state.replacesLink = false;
       showFormError(api.errorText(new api.NetworkError()));
     }
   });
