@@ -24,7 +24,7 @@ from server.game import Game, Referee, Rules
 from solver.budget import Budget
 from solver.errors import BudgetExceededError
 from solver.frontier import frontier_of
-from solver.position import Move
+from solver.position import Move, neighbours
 
 SIDE, DENSE = 256, 256 * 256 // 2
 MARGIN_S = 1.5
@@ -80,6 +80,22 @@ def _click(client: httpx.Client, gid: str, cell: tuple[int, int]) -> tuple[httpx
     return r, took
 
 
+def _get_p99(url: str, game_id: str, *, after_s: float, for_s: float) -> float:
+    """The p99 of another game's GET, read every 20 ms for ``for_s`` seconds once
+    ``after_s`` have passed (while something else loads the server)."""
+    gets: list[float] = []
+    with httpx.Client(base_url=url, timeout=30) as client:
+        time.sleep(after_s)
+        deadline = time.monotonic() + for_s
+        while time.monotonic() < deadline:
+            t = time.monotonic()
+            client.get(f"/api/games/{game_id}").raise_for_status()
+            gets.append(time.monotonic() - t)
+            time.sleep(0.02)
+    gets.sort()
+    return gets[int(0.99 * (len(gets) - 1))]
+
+
 def test_a_slow_game_never_delays_another_games_get(one_second: LiveServer) -> None:
     """Four clients hammer a dense game with reveals and analyses (more than the game's
     queue takes); meanwhile another game's GET stays fast.  (More client threads in this
@@ -112,20 +128,10 @@ def test_a_slow_game_never_delays_another_games_get(one_second: LiveServer) -> N
     threads = [threading.Thread(target=hammer, args=(i,)) for i in range(4)]
     for th in threads:
         th.start()
-    gets: list[float] = []
-    with httpx.Client(base_url=one_second.url, timeout=30) as client:
-        time.sleep(0.5)
-        deadline = time.monotonic() + 8
-        while time.monotonic() < deadline:
-            t = time.monotonic()
-            client.get(f"/api/games/{other['id']}").raise_for_status()
-            gets.append(time.monotonic() - t)
-            time.sleep(0.02)
+    p99 = _get_p99(one_second.url, other["id"], after_s=0.5, for_s=8)
     stop.set()
     for th in threads:
         th.join()
-    gets.sort()
-    p99 = gets[int(0.99 * (len(gets) - 1))]
     busy = sum(took for _, took in answers)
     assert busy > 6.0, "the dense game did not keep the server busy"
     assert {code for code, _ in answers} <= {200, 409, 503}, answers
@@ -239,27 +245,12 @@ def test_a_flood_of_proofs_never_delays_another_games_get(one_second: LiveServer
         assert lost.json()["status"] == "lost"
     board = lost.json()["board"]
     near = [f"{x},{y}" for y, row in enumerate(board) for x, ch in enumerate(row)
-            if ch == "#" and any(board[b][a].isdigit() for a, b in _around(x, y))]
+            if ch == "#" and any(board[b][a].isdigit() for a, b in neighbours(x, y, SIDE, SIDE))]
     flood = subprocess.Popen(
         [sys.executable, "-c", _FLOOD, one_second.url, gid, "10", "60", *near[:400]]
     )
-    gets: list[float] = []
     try:
-        with httpx.Client(base_url=one_second.url, timeout=30) as client:
-            time.sleep(2.0)
-            deadline = time.monotonic() + 6
-            while time.monotonic() < deadline:
-                t = time.monotonic()
-                client.get(f"/api/games/{other['id']}").raise_for_status()
-                gets.append(time.monotonic() - t)
-                time.sleep(0.02)
+        p99 = _get_p99(one_second.url, other["id"], after_s=2.0, for_s=6)
     finally:
         flood.wait(timeout=60)
-    gets.sort()
-    p99 = gets[int(0.99 * (len(gets) - 1))]
     assert p99 < 2.0, f"other game's GET p99 {p99:.3f} s while proofs flooded a finished game"
-
-
-def _around(x: int, y: int) -> list[tuple[int, int]]:
-    return [(x + dx, y + dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1)
-            if (dx or dy) and 0 <= x + dx < SIDE and 0 <= y + dy < SIDE]
