@@ -265,6 +265,12 @@ def bucket_of(host: str) -> str:
     return str(address)
 
 
+def client_of(request: Request) -> str:
+    """Who a request comes from, as the creation limit and the solver's fair shares count
+    clients: the bucket of its address (``?`` when the server was not told one)."""
+    return bucket_of(request.client.host) if request.client else "?"
+
+
 class CreateLimiter:
     """A token bucket per client address for game creation: ``burst`` at once, then
     ``per_minute``.  The buckets live in the game store, so a client draws on one bucket
@@ -279,7 +285,7 @@ class CreateLimiter:
         """Takes one token for the request's client or raises :class:`RateLimitedError`."""
         if self.rate <= 0:
             return
-        key = bucket_of(request.client.host if request.client else "?")
+        key = client_of(request)
         wait = self.store.take_token(key, time.time(), self.rate, self.burst)
         if wait > 0:
             raise RateLimitedError(

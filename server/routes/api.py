@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from server.deps import GameId, PlayerToken, ServiceDep
-from server.edge import bucket_of
+from server.edge import client_of
 from server.errors import StoreUnavailableError
 from server.schemas import (
     MAX_SIDE,
@@ -99,12 +99,6 @@ def moves(game_id: GameId, service: ServiceDep) -> MovesOut:
     return MovesOut(moves=service.moves(game_id))
 
 
-def _client(request: Request) -> str:
-    """Whom the solver threads are shared between: the creation limit's bucket of the
-    client's address (an IPv6 client's /64)."""
-    return bucket_of(request.client.host) if request.client else "?"
-
-
 async def _authorize(service: GameService, game_id: str, token: str | None) -> None:
     """The player check before a request queues for the game's turn; it reads the store
     (off the event loop) only the first time this process sees the game."""
@@ -127,7 +121,7 @@ def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
             return _json(GameOut.of(service.play(game_id, move, token, budget)))
 
         return await service.gate.run(game_id, service.settings.move_budget_s, run,
-                                      _client(request))
+                                      client_of(request))
 
     return play
 
@@ -155,7 +149,7 @@ async def undo(
     await _authorize(service, game_id, token)
     return await service.gate.run(
         game_id, None, lambda _: _json(GameOut.of(service.undo(game_id, token))),
-        _client(request),
+        client_of(request),
     )
 
 
@@ -170,7 +164,7 @@ async def analysis(
         return _json(AnalysisOut.of(service.analyse(game_id, token, budget)[1]))
 
     return await service.gate.run(game_id, service.settings.analysis_budget_s, run,
-                                  _client(request))
+                                  client_of(request))
 
 
 @router.get("/games/{game_id}/proof", responses=_ERRORS, response_model=ProofOut)
@@ -194,7 +188,7 @@ async def proof(
         return _json(ProofOut.of(service.proof(game_id, (x, y), token, budget)[1]))
 
     return await service.gate.run(game_id, service.settings.analysis_budget_s, run,
-                                  _client(request))
+                                  client_of(request))
 
 
 @router.get("/games/{game_id}/hint", responses=_ERRORS, response_model=HintOut)
@@ -208,7 +202,7 @@ async def hint(
         game_id,
         service.settings.analysis_budget_s,
         lambda _: _json(HintOut.of(service.hint(game_id, token)[1])),
-        _client(request),
+        client_of(request),
     )
 
 
