@@ -35,7 +35,7 @@ import httpx
 from bots.base import GameSettings, play_game, think_in_thread
 from bots.http import HttpClient
 from bots.play_cli import PRESETS
-from kaboom.testing import LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -224,7 +224,7 @@ def main() -> None:
     args = ap.parse_args()
     load = os.getloadavg()
     settings = {"move_budget_s": args.budget, "analysis_budget_s": args.analysis_budget,
-                "sqlite_synchronous": "NORMAL", "create_per_minute": 0}  # bots make many
+                "sqlite_synchronous": "NORMAL", **NO_CREATION_LIMITS}  # bots make many
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         server = LiveServer(Path(tmp) / "abuse.db", **settings).start()

@@ -34,7 +34,7 @@ from bots.base import (
 )
 from bots.http import HttpClient
 from bots.play_cli import PRESETS, summarize
-from kaboom.testing import LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 from solver.position import Position
 from solver.session import Solver
 
@@ -110,7 +110,7 @@ def main() -> None:
     pool = ProcessPoolExecutor(args.think_procs) if args.think_procs > 0 else None
     with tempfile.TemporaryDirectory() as tmp:
         server = None if args.server else LiveServer(  # bots make many games
-            Path(tmp) / "load.db", create_per_minute=0).start()
+            Path(tmp) / "load.db", **NO_CREATION_LIMITS).start()
         url = args.server if server is None else server.url
         try:
             rows = []

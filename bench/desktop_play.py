@@ -30,7 +30,7 @@ from bots.desktop.profile import find_profile
 from bots.desktop.profiles.kaboom_page import KaboomPage
 from bots.desktop.profiles.sgt_mines import SgtMines
 from bots.desktop.xvfb import virtual_display
-from kaboom.testing import LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 from solver.position import neighbours
 
 
@@ -104,7 +104,7 @@ def main() -> int:
             import httpx
 
             with tempfile.TemporaryDirectory() as tmp, LiveServer(
-                    Path(tmp) / "k.db", create_per_minute=0) as server:  # many games, one client
+                    Path(tmp) / "k.db", **NO_CREATION_LIMITS) as server:  # many games, one client
                 url = server.url
                 records = []
                 read = right = 0

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 
-from kaboom.testing import LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -89,7 +89,7 @@ def main() -> None:
     args = ap.parse_args()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        server = LiveServer(Path(tmp) / "fair.db", create_per_minute=0).start()
+        server = LiveServer(Path(tmp) / "fair.db", **NO_CREATION_LIMITS).start()
         try:
             result = asyncio.run(run(server.url, args.games, args.seconds))
         finally:

@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kaboom.testing import LiveServer, PostgresServer, find_postgres
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer, PostgresServer, find_postgres
 from server.config import Settings
 from server.game import Rules
 from server.service import GameService
@@ -132,7 +132,7 @@ async def player(port: int, games: Recorded, until: float, out: dict[str, Any], 
 
 def serve(db: str, workers: int) -> LiveServer:
     """A ``kaboom serve`` on ``db``: no rate limit on creation, SQLite's default sync."""
-    return LiveServer(db, workers=workers, create_per_minute=0, sqlite_synchronous="NORMAL")
+    return LiveServer(db, workers=workers, **NO_CREATION_LIMITS, sqlite_synchronous="NORMAL")
 
 
 def measure(port: int, games: Recorded, concurrency: int, seconds: float) -> dict[str, Any]:

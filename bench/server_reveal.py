@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import httpx
 
-from kaboom.testing import LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 from server.config import Settings
 from server.game import Rules
 from server.service import GameService
@@ -160,7 +160,7 @@ def main() -> int:
                             count_encoding=encoding,
                             move_budget_s=10,
                             sqlite_synchronous=sync,
-                            create_per_minute=0,
+                            **NO_CREATION_LIMITS,
                         )
                         with server, httpx.Client(base_url=server.url, timeout=60) as http:
                             for s in range(games):

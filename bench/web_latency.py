@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, sync_playwright
 
-from kaboom.testing import CHROMIUM_ARGS, LiveServer
+from kaboom.testing import CHROMIUM_ARGS, NO_CREATION_LIMITS, LiveServer
 from solver.knowledge import KnowledgeEngine
 from solver.position import Position
 from solver.simulator import parse_board
@@ -163,7 +163,7 @@ def main() -> int:
             # open long polls would hold a graceful shutdown: kill after 5 s; the
             # bench's own server, so no creation limit to pace its games
             url = stack.enter_context(
-                LiveServer(Path(tmp) / "bench.db", grace_s=5, create_per_minute=0)).url
+                LiveServer(Path(tmp) / "bench.db", grace_s=5, **NO_CREATION_LIMITS)).url
         http = stack.enter_context(httpx.Client(base_url=url, timeout=120))
         http.get("/static/vendor/htmx.min.js").raise_for_status()
         with sync_playwright() as pw:

@@ -32,7 +32,9 @@ _RETRY_STATUS = frozenset({502, 503, 504})
 _GONE_RETRY_S = 5.0
 """How long a request retries once an earlier one gave up and nothing answered since."""
 _MAX_WAIT_S = 60.0
-"""The longest ``Retry-After`` of a 429 that is obeyed as given."""
+"""The longest ``Retry-After`` of a 429 that is waited for.  A longer one (the server's
+cells of new games for the day are spent) is refused like any 4xx: a run should say so,
+not sleep for hours."""
 
 
 class ApiError(ClientError):
@@ -235,7 +237,7 @@ class HttpClient:
         self._gone = False  # whatever it says, the server answered
         if response.status_code in _RETRY_STATUS:
             raise _Transient(f"{what}: HTTP {response.status_code}: {_detail(response)}")
-        if response.status_code == 429:
+        if response.status_code == 429 and _retry_after(response) <= _MAX_WAIT_S:
             raise _Wait(_retry_after(response))
         if response.status_code >= 400:
             raise ApiError(response.status_code, _detail(response), what)
@@ -252,7 +254,7 @@ def _retry_after(response: httpx.Response) -> float:
         seconds = float(response.headers.get("Retry-After", "1"))
     except ValueError:
         seconds = 1.0
-    return min(max(seconds, 0.1), _MAX_WAIT_S) if math.isfinite(seconds) else 1.0
+    return max(seconds, 0.1) if math.isfinite(seconds) else 1.0
 
 
 class _Wait(Exception):

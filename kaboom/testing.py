@@ -19,7 +19,10 @@ from pathlib import Path
 
 import httpx
 
-__all__ = ["CHROMIUM_ARGS", "LiveServer", "PostgresServer", "find_postgres", "free_port"]
+__all__ = [
+    "CHROMIUM_ARGS", "NO_CREATION_LIMITS", "LiveServer", "PostgresServer", "find_postgres",
+    "free_port",
+]
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -32,6 +35,10 @@ CHROMIUM_ARGS = [
 ]
 """Headless Chromium under Playwright: Playwright cannot download its own browser here,
 and these flags keep Debian's quiet and offline."""
+
+
+NO_CREATION_LIMITS: dict[str, int] = {"create_per_minute": 0, "create_cells_per_day": 0}
+"""Settings for a server whose one client (a bench, a bot run) makes many games."""
 
 
 def free_port() -> int:

@@ -42,6 +42,10 @@ class Settings(BaseSettings):
     on the store (0 turns the limit off)."""
     create_burst: int = 20
     """Games one client may create at once before the rate applies."""
+    create_cells_per_day: int = 4_000_000
+    """Cells of new games one client may create a day, over all processes (0 turns the
+    limit off): 8,333 Expert games, or 61 of the largest (256x256), which bounds what one
+    address can store a day whatever sizes it asks for."""
     finished_expiry_s: float = 30 * 86400.0
     """Finished games are deleted this long after they ended (replays and links work
     until then)."""

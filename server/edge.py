@@ -272,22 +272,39 @@ def client_of(request: Request) -> str:
 
 
 class CreateLimiter:
-    """A token bucket per client address for game creation: ``burst`` at once, then
-    ``per_minute``.  The buckets live in the game store, so a client draws on one bucket
-    however many processes serve it; idle ones go with the expiry."""
+    """Two token buckets per client address for game creation: games (``burst`` at once,
+    then ``per_minute``) and cells (``cells_per_day``, all at once if the client likes),
+    so that one address can neither flood the store with small games nor fill its disk
+    with a day of the largest ones.  The buckets live in the game store, so a client
+    draws on the same buckets however many processes serve it; idle ones go with the
+    expiry.  A rate of 0 turns that bucket off."""
 
-    def __init__(self, per_minute: float, burst: int, store: GameStore) -> None:
+    def __init__(self, per_minute: float, burst: int, cells_per_day: int,
+                 store: GameStore) -> None:
         self.rate = per_minute / 60.0
         self.burst = float(burst)
+        self.cells_rate = cells_per_day / 86400.0
+        self.cells = float(cells_per_day)
         self.store = store
 
-    def check(self, request: Request) -> None:
-        """Takes one token for the request's client or raises :class:`RateLimitedError`."""
-        if self.rate <= 0:
-            return
+    def check(self, request: Request, cells: int) -> None:
+        """Takes a game and ``cells`` cells from the request's client's buckets, or
+        raises :class:`RateLimitedError` saying when to try again.  (The game is taken
+        first: a refusal for cells then costs the client a game token, never cells.)"""
         key = client_of(request)
-        wait = self.store.take_token(key, time.time(), self.rate, self.burst)
-        if wait > 0:
-            raise RateLimitedError(
-                f"too many new games from {key}: try again in {math.ceil(wait)} s", wait
-            )
+        now = time.time()
+        if self.rate > 0:
+            wait = self.store.take_token(key, now, self.rate, self.burst)
+            if wait > 0:
+                raise RateLimitedError(
+                    f"too many new games from {key}: try again in {math.ceil(wait)} s", wait
+                )
+        if self.cells_rate > 0:
+            # a board larger than a day's cells takes the whole day's
+            cost = min(float(cells), self.cells)
+            wait = self.store.take_token(f"cells {key}", now, self.cells_rate, self.cells, cost)
+            if wait > 0:
+                raise RateLimitedError(
+                    f"too many cells of new games from {key} ({self.cells:,.0f} a day):"
+                    f" try again in {math.ceil(wait)} s", wait
+                )

@@ -91,7 +91,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.service = service
     app.state.create_limiter = CreateLimiter(
-        settings.create_per_minute, settings.create_burst, service.store
+        settings.create_per_minute, settings.create_burst, settings.create_cells_per_day,
+        service.store
     )
     app.include_router(api.router)
     app.include_router(api.operations)

@@ -52,7 +52,8 @@ class GameStore(Protocol):
     def moves(self, game_id: str) -> list[str]: ...
     def versions(self, game_ids: Sequence[str]) -> dict[str, int]: ...
     def expire(self, finished_before: float, idle_before: float) -> int: ...
-    def take_token(self, client: str, now: float, rate: float, burst: float) -> float: ...
+    def take_token(self, client: str, now: float, rate: float, burst: float,
+                   cost: float = 1.0) -> float: ...
     def close(self) -> None: ...
 
 
@@ -249,20 +250,21 @@ class _SqlStore:
             return removed
 
 
-    def take_token(self, client: str, now: float, rate: float, burst: float) -> float:
-        """Takes a token from ``client``'s bucket (``burst`` tokens, refilled at ``rate``
-        a second, shared by every process on the store); returns 0.0 when one was
-        taken, else the seconds until one is there.  One statement takes it, so two
-        processes can never both take the last token."""
+    def take_token(self, client: str, now: float, rate: float, burst: float,
+                   cost: float = 1.0) -> float:
+        """Takes ``cost`` tokens (``cost`` ≤ ``burst``) from ``client``'s bucket (``burst``
+        tokens, refilled at ``rate`` a second, shared by every process on the store);
+        returns 0.0 when they were taken, else the seconds until they are there.  One
+        statement takes them, so two processes can never both take the last ones."""
         least, greatest = ("LEAST", "GREATEST") if self.dialect == "postgresql" else ("MIN", "MAX")
         refill = (f"{least}(?, create_buckets.tokens"
                   f" + {greatest}(0, ? - create_buckets.updated_at) * ?)")
         with self._tx() as cur:
             taken = cur.execute(
                 "INSERT INTO create_buckets (client, tokens, updated_at) VALUES (?, ?, ?)"
-                f" ON CONFLICT (client) DO UPDATE SET tokens = {refill} - 1, updated_at = ?"
-                f" WHERE {refill} >= 1 RETURNING tokens",
-                (client, burst - 1, now, burst, now, rate, now, burst, now, rate),
+                f" ON CONFLICT (client) DO UPDATE SET tokens = {refill} - ?, updated_at = ?"
+                f" WHERE {refill} >= ? RETURNING tokens",
+                (client, burst - cost, now, burst, now, rate, cost, now, burst, now, rate, cost),
             ).fetchone()
             if taken is not None:
                 return 0.0
@@ -270,7 +272,7 @@ class _SqlStore:
                 "SELECT tokens, updated_at FROM create_buckets WHERE client = ?", (client,)
             ).fetchone()
         tokens = min(burst, float(tokens) + max(0.0, now - float(updated)) * rate)
-        return max(0.0, 1.0 - tokens) / rate
+        return max(0.0, cost - tokens) / rate
 
 
 LOCK_WAIT_S = 30.0

@@ -11,7 +11,7 @@ import httpx2  # what Starlette's TestClient is built on
 import pytest
 from fastapi.testclient import TestClient
 
-from kaboom.testing import LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 from server.config import Settings
 from server.main import create_app
 
@@ -49,8 +49,8 @@ class PlayerClient(TestClient):
 
 
 def settings_for(db: Path, **overrides: Any) -> Settings:
-    """Settings for a test server: a temporary database, no rate limit on creation."""
-    values: dict[str, Any] = {"sqlite_synchronous": "OFF", "create_per_minute": 0}
+    """Settings for a test server: a temporary database, no limits on creation."""
+    values: dict[str, Any] = {"sqlite_synchronous": "OFF", **NO_CREATION_LIMITS}
     return Settings(db=str(db), **{**values, **overrides})
 
 

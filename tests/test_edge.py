@@ -293,6 +293,29 @@ def test_game_creation_is_rate_limited_per_client(tmp_path: Path) -> None:
         assert "too many new games" in r.json()["detail"]
 
 
+def test_a_client_has_a_days_cells_of_new_games(tmp_path: Path) -> None:
+    """The second bucket counts cells, not games: a day's 1,000 cells go on one 30x30 and
+    one 10x10 board; then even a 2x2 waits until its 4 cells have refilled (1,000 a day is
+    86.4 s a cell), while the games bucket is off.  A board larger than the day's cells
+    takes all of them, once."""
+    from server.main import create_app
+
+    def board(c: PlayerClient, side: int) -> int:
+        return c.post("/api/games", json={"width": side, "height": side, "mines": 1}).status_code
+
+    app = create_app(settings_for(tmp_path / "g.db", create_cells_per_day=1000))
+    with PlayerClient(app) as c:
+        assert [board(c, 30), board(c, 10)] == [201, 201]
+        r = c.post("/api/games", json={"width": 2, "height": 2, "mines": 1})
+        assert r.status_code == 429
+        assert 340 <= int(r.headers["retry-after"]) <= 350  # 4 cells at 86.4 s each
+        assert "too many cells of new games" in r.json()["detail"]
+        assert "1,000 a day" in r.json()["detail"]
+    app = create_app(settings_for(tmp_path / "h.db", create_cells_per_day=1000))
+    with PlayerClient(app) as c:
+        assert [board(c, 40), board(c, 2)] == [201, 429]
+
+
 def test_expiry_removes_finished_and_idle_games_only(tmp_path: Path) -> None:
     from server.game import Rules
     from solver.position import Move

@@ -433,6 +433,27 @@ def test_the_creation_limit_is_one_bucket_over_every_process(store_url: str) -> 
             server.stop()
 
 
+def test_a_days_cells_are_one_bucket_over_every_process(store_url: str) -> None:
+    """The cells bucket takes a board's cells in one statement too: sixteen parallel
+    10x10 creations over two processes with 1,000 cells a day get exactly ten games."""
+    limited = [LiveServer(store_url, create_per_minute=0, create_cells_per_day=1000).start()
+               for _ in range(2)]
+    try:
+        def create(i: int) -> httpx.Response:
+            return httpx.post(f"{limited[i % 2].url}/api/games",
+                              json={"width": 10, "height": 10, "mines": 10}, timeout=30)
+
+        with ThreadPoolExecutor(16) as pool:
+            answers = list(pool.map(create, range(16)))
+        codes = sorted(r.status_code for r in answers)
+        assert codes == [201] * 10 + [429] * 6, codes
+        assert all("too many cells" in r.json()["detail"]
+                   for r in answers if r.status_code == 429)
+    finally:
+        for server in limited:
+            server.stop()
+
+
 def test_behind_a_trusted_balancer_each_player_has_a_bucket(tmp_path: Path) -> None:
     """Behind a load balancer whose address is in ``FORWARDED_ALLOW_IPS`` (uvicorn's
     default trusts this host), the bucket is the forwarded client's, not the balancer's."""

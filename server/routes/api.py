@@ -69,7 +69,7 @@ _CREATE: dict[int | str, dict[str, Any]] = {
 def create_game(body: NewGame, service: ServiceDep, request: Request) -> CreatedGameOut:
     """Starts a new game; nothing is decided until the first click.  The answer carries
     the player's token: moves need it, the game's address alone only lets others watch."""
-    request.app.state.create_limiter.check(request)
+    request.app.state.create_limiter.check(request, body.width * body.height)
     game, token = service.create(body.rules())
     return CreatedGameOut(**GameOut.of(game).model_dump(), player_token=token)
 

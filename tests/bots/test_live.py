@@ -148,6 +148,23 @@ def test_the_servers_limit_on_new_games_is_waited_for(tmp_path: Path) -> None:
     assert report["waits"] >= 2  # three games waited for a token, one a second
 
 
+def test_a_days_limit_on_new_games_is_an_error_not_a_wait(tmp_path: Path) -> None:
+    """When the server's cells of new games for the day are spent, its 429 asks for
+    hours: the game ends as an error with the server's words, and the run stops at
+    ``--max-errors`` instead of sleeping."""
+    server = LiveServer(tmp_path / "kaboom.db", create_cells_per_day=200).start()
+    try:  # two Beginner boards (81 cells each) fit in the day, the third does not
+        done = _cli("--server", server.url, "--preset", "beginner", "--games", "4",
+                    "--concurrency", "1", "--profile", "fast", "--max-errors", "2", "--json",
+                    "--quiet")
+    finally:
+        server.stop()
+    report = json.loads(done.stdout)
+    assert report["games"] == 4 and report["errors"] == 2 and report["waits"] == 0
+    assert done.returncode != 0
+    assert "HTTP 429: too many cells of new games" in done.stdout + done.stderr
+
+
 def test_output_to_a_reader_that_left_ends_without_a_traceback(live_server: LiveServer) -> None:
     """``kaboom bot play ... | head`` (the reader may leave before the report)."""
     proc = subprocess.Popen(
