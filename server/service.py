@@ -308,7 +308,8 @@ class GameService:
         may ask, and an answer about a covered cell (its proof, or that it is undecided)
         marks the game assisted; a refused request leaves it as it was.  After the game
         it is free and proves the cell in the position before the last move, where the
-        loss was decided."""
+        loss was decided.  (A game that ends while its proof is computed is not marked:
+        its proofs are free by then, and the answer came after the last move.)"""
         game = self.store.get(game_id)
         playing = game.status is GameStatus.PLAYING
         if playing:
@@ -321,9 +322,18 @@ class GameService:
             found = prove(position, cell, budget or Budget(self.settings.analysis_budget_s))
         except NoProofError:
             if playing and position.is_covered(*cell):  # "undecided" is an answer too
-                self._mark_assisted(game_id, token)
+                self._mark_assisted_if_playing(game_id, token)
             raise
-        return (self._mark_assisted(game_id, token) if playing else game), found
+        return (self._mark_assisted_if_playing(game_id, token) if playing else game), found
+
+    def _mark_assisted_if_playing(self, game_id: str, token: str | None) -> Game:
+        try:
+            return self._mark_assisted(game_id, token)
+        except IllegalMoveError:
+            game = self.store.get(game_id)
+            if game.status is GameStatus.PLAYING:
+                raise
+            return game
 
     def hint(self, game_id: str, token: str | None) -> tuple[Game, Hint]:
         """A proven safe cell with the shortest proof among a few, or the best odds of a

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from solver.knowledge import classify
-from solver.position import Position
+from solver.position import GameStatus, Move, Position
+from solver.proof import Proof, prove
 from tests import oracle
 from tests.apikit import new_game
 
@@ -173,3 +176,34 @@ def test_a_finished_game_replays_move_by_move(client: TestClient) -> None:
             assert rows[y][x] == before
             rows[y][x] = after
         assert ["".join(r) for r in rows] == boards[n]
+
+
+def test_a_game_that_ends_while_its_proof_is_computed_still_gets_the_proof(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The player's last move can land while a proof they asked for is computed: the
+    game is over by the time the proof would mark it assisted.  The proof is answered
+    (proofs are free after a game; this one came after the last move), not a 409."""
+    import server.service
+    from server.game import Rules
+    from server.service import GameService
+    from server.store import open_store
+    from tests.conftest import settings_for
+
+    service = GameService(open_store(str(tmp_path / "g.db")), settings_for(tmp_path / "g.db"))
+    for seed in range(1, 100):  # a first click that leaves a certain mine, and play
+        game, token = service.create(Rules(4, 4, 10, seed=seed))
+        game = service.play(game.id, Move.reveal(0, 0), token)
+        mines = classify(game.position).mines
+        if game.status is GameStatus.PLAYING and mines:
+            break
+    mine = min(mines)
+
+    def prove_while_the_game_ends(*args: Any) -> Proof:
+        ended = service.play(game.id, Move.reveal(*mine), token)
+        assert ended.status is GameStatus.LOST
+        return prove(*args)
+
+    monkeypatch.setattr(server.service, "prove", prove_while_the_game_ends)
+    finished, proof = service.proof(game.id, mine, token)
+    assert proof.mine and finished.status is GameStatus.LOST and not finished.assisted
