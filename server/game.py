@@ -119,6 +119,10 @@ class Step:
     move: str
     cells: tuple[tuple[int, int, str], ...]
     before: Game
+    after: str | None = None
+    """What each of ``cells`` shows after the move, in the same order: a replay page
+    steps forward with it without reading the moves after the page.  ``None`` in the
+    records stored before it was kept (a replay then rebuilds it from the later moves)."""
 
     def undo(self, game: Game) -> Game:
         rows = [list(r) for r in game.rows]
@@ -226,7 +230,8 @@ class Referee:
             for x in range(len(old))
             if old[x] != new[x]
         )
-        return game, Step(str(move), changed, before)
+        after = "".join(game.rows[y][x] for x, y, _ in changed)
+        return game, Step(str(move), changed, before, after)
 
     def undo(self, game: Game, step: Step) -> Game:
         """Takes back the last move; the engines forget what they learned since."""

@@ -27,12 +27,18 @@ __all__ = [
     "MovesOut",
     "NewGame",
     "NumberOut",
+    "PageOut",
     "ProofOut",
     "ReplayMoveOut",
     "ReplayOut",
 ]
 
 MIN_SIDE, MAX_SIDE = 2, 256
+PAGE_MAX = 1000
+"""Most moves one answer of ``/moves`` or ``/replay`` lists, and how many it lists unless
+asked for fewer: eight spectators reading all 20,000 moves of one game at once held
+another game's GET for 2.1 s (every step parsed on the thread pool, under the GIL).  A
+page of 1000 is still one answer for nearly every game's whole history."""
 
 
 def _whole(value: Any) -> Any:
@@ -192,11 +198,43 @@ class CreatedGameOut(GameOut):
     )
 
 
-class MovesOut(BaseModel):
-    """The game's moves so far, in order, as move strings (``reveal 3 4``, ``flag 0 1``,
+class PageOut(BaseModel):
+    """Where a page of a game's moves lies in its history, and where the next begins."""
+
+    offset: int = Field(description="how many moves come before this page's first (0: the"
+                        " page starts at the game's first move)")
+    total: int = Field(description="the game's moves when the page was read")
+    next_offset: int | None = Field(
+        description="the `offset` that asks for the next page; null when this page ends the"
+        " history"
+    )
+    version: int = Field(
+        description="the game's version when the page was read: pages with one version are"
+        " of one history (an undo between two pages may have taken a move back)"
+    )
+
+    @staticmethod
+    def place(game: Game, offset: int, count: int) -> dict[str, Any]:
+        """The page's fields for ``count`` moves from ``offset`` of ``game``; an empty
+        page has no next, so a client following ``next_offset`` always stops."""
+        end = offset + count
+        return {
+            "offset": offset,
+            "total": game.moves,
+            "next_offset": end if count and end < game.moves else None,
+            "version": game.version,
+        }
+
+
+class MovesOut(PageOut):
+    """A page of the game's moves, in order, as move strings (``reveal 3 4``, ``flag 0 1``,
     ``chord 2 2``)."""
 
     moves: list[str]
+
+    @classmethod
+    def of(cls, game: Game, offset: int, moves: list[str]) -> MovesOut:
+        return cls(moves=moves, **cls.place(game, offset, len(moves)))
 
 
 class AnalysisOut(BaseModel):
@@ -281,15 +319,18 @@ class ReplayMoveOut(BaseModel):
     cells: list[tuple[int, int, str, str]]
 
 
-class ReplayOut(BaseModel):
-    """A finished game's moves from its first board, to step through forwards and back."""
+class ReplayOut(PageOut):
+    """A page of a finished game's moves, to step through forwards and back from its
+    first board: the first page's moves apply to ``start``, each next page's to the
+    board the page before it ends on."""
 
-    start: list[str]
+    start: list[str] = Field(description="the game's first board (on every page)")
     moves: list[ReplayMoveOut]
 
     @classmethod
-    def of(cls, replay: Replay) -> ReplayOut:
+    def of(cls, game: Game, replay: Replay) -> ReplayOut:
         return cls(
             start=list(replay.start),
             moves=[ReplayMoveOut(move=m, cells=list(cells)) for m, cells in replay.moves],
+            **cls.place(game, replay.offset, len(replay.moves)),
         )

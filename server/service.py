@@ -26,7 +26,7 @@ from typing import Literal, TypeVar
 from server.admission import Gate
 from server.config import Settings
 from server.errors import ConflictError, MissingTokenError, NotPlayerError
-from server.game import Game, Referee, Rules
+from server.game import Game, Referee, Rules, Step
 from server.store import GameStore
 from solver.budget import Budget
 from solver.cache import CachePool
@@ -87,11 +87,13 @@ class Hint:
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """A finished game from its first board: each move with the cells it changed, as
-    ``(x, y, before, after)``, so a page can step forwards and back."""
+    """A page of a finished game's moves: the game's first board, and each move of the
+    page with the cells it changed, as ``(x, y, before, after)``, so a page can step
+    forwards and back.  ``offset`` moves come before the page."""
 
     start: tuple[str, ...]
     moves: tuple[tuple[str, tuple[tuple[int, int, str, str], ...]], ...]
+    offset: int = 0
 
 
 _HINT_CANDIDATES = 8
@@ -105,6 +107,12 @@ authorized without a read of the store before it queues for the game's turn."""
 
 _RETRIES = 8
 """Times a change is computed again after losing a race before the answer is 409."""
+
+
+def _page_length(game: Game, offset: int, limit: int) -> int:
+    """How many of the game's moves a page from ``offset`` holds: at most ``limit``, and
+    none past the game's move count (a record an undone move left is never listed)."""
+    return max(0, min(limit, game.moves - offset))
 
 
 class GameService:
@@ -164,9 +172,13 @@ class GameService:
     def get(self, game_id: str) -> Game:
         return self.store.get(game_id)
 
-    def moves(self, game_id: str) -> list[str]:
-        self.store.get(game_id)  # 404 for an unknown game
-        return self.store.moves(game_id)
+    def moves(self, game_id: str, offset: int, limit: int) -> tuple[Game, list[str]]:
+        """The game and its moves ``offset`` to ``offset + limit - 1`` (0 is the first
+        move): the store reads only those, so a long history costs a reader no more than
+        a short one.  The game's move count (read first) bounds the page."""
+        game = self.store.get(game_id)  # 404 for an unknown game
+        count = _page_length(game, offset, limit)
+        return game, self.store.moves(game_id, offset, count) if count else []
 
     @staticmethod
     def check_player(player_hash: str, token: str | None) -> None:
@@ -375,20 +387,40 @@ class GameService:
         )
         return game, Hint("forced_guess", tuple(best_cells[:_HINT_CELLS]), probability=low)
 
-    def replay(self, game_id: str) -> tuple[Game, Replay]:
-        """The moves of a finished game, rebuilt from their undo records."""
+    def replay(self, game_id: str, offset: int, limit: int) -> tuple[Game, Replay]:
+        """Moves ``offset`` to ``offset + limit - 1`` of a finished game, from their undo
+        records, which hold what each changed cell showed before and after the move: a
+        page reads only its own records."""
         game = self.store.get(game_id)
         if game.status is GameStatus.PLAYING:
             raise IllegalMoveError("the game is still being played; its replay comes at the end")
+        count = _page_length(game, offset, limit)
+        steps = self.store.steps(game_id, offset, count) if count else []
+        if any(step.after is None for step in steps):
+            steps = self._rebuild_after(game, offset, len(steps))
+        moves = tuple(
+            (step.move, tuple(
+                (x, y, before, after)
+                for (x, y, before), after in zip(step.cells, step.after or "", strict=True)
+            ))
+            for step in steps
+        )
+        return game, Replay(Game.new(game.id, game.rules).rows, moves, offset)
+
+    def _rebuild_after(self, game: Game, offset: int, count: int) -> list[Step]:
+        """The page's records with what their cells showed after each move, for records
+        stored before that was kept: the board is walked back from the end through every
+        later move, as every replay was once.  Only games recorded before then read so
+        much, and they expire (``finished_expiry_s``)."""
         rows = [list(r) for r in game.rows]
-        moves = []
-        for step in reversed(self.store.steps(game_id)):
-            cells = tuple((x, y, ch, rows[y][x]) for x, y, ch in step.cells)
+        rebuilt = []
+        for step in reversed(self.store.steps(game.id, offset, game.moves - offset)):
+            after = "".join(rows[y][x] for x, y, _ in step.cells)
             for x, y, ch in step.cells:
                 rows[y][x] = ch
-            moves.append((step.move, cells))
-        moves.reverse()
-        return game, Replay(tuple("".join(r) for r in rows), tuple(moves))
+            rebuilt.append(replace(step, after=after))
+        rebuilt.reverse()
+        return rebuilt[:count]
 
     def _before_last(self, game: Game) -> Position:
         """The position the last move was played on (the board before a loss showed)."""

@@ -1,4 +1,5 @@
-"""Shared fixtures: an in-process app on a temporary database, and a live server."""
+"""Shared fixtures: an in-process app on a temporary database, a live server, and a real
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import httpx2  # what Starlette's TestClient is built on
 import pytest
 from fastapi.testclient import TestClient
 
-from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer, PostgresServer, find_postgres
 from server.config import Settings
 from server.main import create_app
 
@@ -64,5 +65,16 @@ def client(tmp_path: Path) -> Iterator[PlayerClient]:
 @pytest.fixture
 def live_server(tmp_path: Path) -> Iterator[LiveServer]:
     server = LiveServer(tmp_path / "live.db").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster for the session (``url()`` makes a fresh database)."""
+    bindir = find_postgres()
+    if bindir is None:
+        pytest.fail("PostgreSQL is not installed: run ./test.sh (it installs `postgresql`)")
+    server = PostgresServer(bindir).start()
     yield server
     server.stop()

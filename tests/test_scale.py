@@ -27,7 +27,7 @@ from typing import Any
 import httpx
 import pytest
 
-from kaboom.testing import LiveServer, PostgresServer, find_postgres, free_port
+from kaboom.testing import LiveServer, PostgresServer, free_port
 from server.config import Settings
 from server.game import Game, Rules
 from server.store import open_store
@@ -36,16 +36,6 @@ from tests import oracle
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(400)
-
-
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[PostgresServer]:
-    bindir = find_postgres()
-    if bindir is None:
-        pytest.fail("PostgreSQL is not installed: run ./test.sh (it installs `postgresql`)")
-    server = PostgresServer(bindir).start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -98,7 +88,17 @@ class Spread:
         return game
 
     def history(self) -> list[str]:
-        moves: list[str] = self.clients[0].get(f"/api/games/{self.gid}/moves").json()["moves"]
+        """The game's whole history, page by page (the pages must be of one version)."""
+        moves: list[str] = []
+        offset: int | None = 0
+        versions = set()
+        while offset is not None:
+            page = self.clients[0].get(f"/api/games/{self.gid}/moves",
+                                       params={"offset": offset}).json()
+            moves += page["moves"]
+            versions.add(page["version"])
+            offset = page["next_offset"]
+        assert len(versions) == 1, "the game changed while its history was read"
         return moves
 
     def close(self) -> None:
@@ -487,21 +487,21 @@ def test_a_stale_write_never_commits(store_url: str) -> None:
     late = Step("f1,0", ((1, 0, "#"),), game)
     assert not store.commit_move(game, replace(first, version=1), late)
     assert store.get(game.id).version == 1
-    assert store.moves(game.id) == ["f0,0"]
+    assert store.moves(game.id, 0, 10) == ["f0,0"]
 
     undone = replace(game, version=2)
     assert store.commit_undo(first, undone)
-    assert store.moves(game.id) == []
+    assert store.moves(game.id, 0, 10) == []
     again = replace(first, version=3)
     assert store.commit_move(undone, again, late)
-    assert store.moves(game.id) == ["f1,0"]
+    assert store.moves(game.id, 0, 10) == ["f1,0"]
     assert store.last_step(again).move == "f1,0"
     # A record left under the next move's number (a plain commit took the game back
     # without deleting it) is replaced, not a conflict.
     back = replace(game, version=4)
     assert store.commit(again, back)
     assert store.commit_move(back, replace(first, version=5), step)
-    assert store.moves(game.id) == ["f0,0"]
+    assert store.moves(game.id, 0, 10) == ["f0,0"]
     store.close()
 
 

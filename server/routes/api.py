@@ -25,6 +25,7 @@ from server.edge import client_of
 from server.errors import StoreUnavailableError
 from server.schemas import (
     MAX_SIDE,
+    PAGE_MAX,
     AnalysisOut,
     CellIn,
     CreatedGameOut,
@@ -93,10 +94,24 @@ async def get_game(
     return GameOut.of(await service.wait_for_change(game_id, wait_moves, timeout))
 
 
+Offset = Annotated[
+    int, Query(ge=0, le=2**31, description="moves to skip: 0 starts at the game's first move;"
+               " the answer's `next_offset` asks for the next page")
+]
+Limit = Annotated[
+    int, Query(ge=1, le=PAGE_MAX, description=f"most moves to list (1-{PAGE_MAX})")
+]
+
+
 @router.get("/games/{game_id}/moves", responses=_READ)
-def moves(game_id: GameId, service: ServiceDep) -> MovesOut:
-    """The game's moves in order (what a replay steps through)."""
-    return MovesOut(moves=service.moves(game_id))
+def moves(
+    game_id: GameId, service: ServiceDep, offset: Offset = 0, limit: Limit = PAGE_MAX
+) -> MovesOut:
+    """A page of the game's moves in order: at most ``limit`` from ``offset``, with the
+    total and the ``next_offset`` that asks for the next page.  Only the page is read
+    from the store, so spectators of a long game cannot hold the requests of others."""
+    game, page = service.moves(game_id, offset, limit)
+    return MovesOut.of(game, offset, page)
 
 
 async def _authorize(service: GameService, game_id: str, token: str | None) -> None:
@@ -208,10 +223,13 @@ async def hint(
 
 @router.get("/games/{game_id}/replay", responses={
     **_READ, 409: {"description": "the game is still being played"}})
-def replay(game_id: GameId, service: ServiceDep) -> ReplayOut:
-    """A finished game's moves from its first board, each with the cells it changed;
-    409 while it is being played."""
-    return ReplayOut.of(service.replay(game_id)[1])
+def replay(
+    game_id: GameId, service: ServiceDep, offset: Offset = 0, limit: Limit = PAGE_MAX
+) -> ReplayOut:
+    """A page of a finished game's moves (at most ``limit`` from ``offset``), each with
+    the cells it changed, and the game's first board; 409 while it is being played.
+    ``next_offset`` asks for the next page."""
+    return ReplayOut.of(*service.replay(game_id, offset, limit))
 
 
 operations = APIRouter(prefix="/api", tags=["operations"])
