@@ -116,7 +116,26 @@ export async function hint(id) {
   return JSON.parse(await call("GET", `${gamePath(id)}/hint`, { player: id }));
 }
 
-/** A finished game's moves from its first board, each with its cells [x, y, before, after]. */
+/** One page of a finished game's replay: at most 1000 moves from `offset`, each with its cells
+ * [x, y, before, after], the first board (`start`), `total`, `version` and `next_offset`. */
+export async function replayPage(id, offset = 0) {
+  return JSON.parse(await call("GET", `${gamePath(id)}/replay?offset=${offset}`));
+}
+
+/** A finished game's whole replay, `{ start, moves }`: every page, following `next_offset`.
+ * The pages must be of one version of the game: an undo between two pages (then more play)
+ * would join two histories, so the replay is read again from the start, a few times. */
 export async function replay(id) {
-  return JSON.parse(await call("GET", `${gamePath(id)}/replay`));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const first = await replayPage(id, 0);
+    const moves = first.moves;
+    let page = first;
+    while (page.next_offset !== null) {
+      page = await replayPage(id, page.next_offset);
+      if (page.version !== first.version) break;
+      for (const step of page.moves) moves.push(step);
+    }
+    if (page.version === first.version) return { start: first.start, moves };
+  }
+  throw new Error("the game kept changing while its replay was read; reload to try again");
 }

@@ -326,6 +326,7 @@ async function explainCell(x, y) {
 
 // ---------------------------------------------------------------- replay
 
+/** Shows the replay bar for a finished game, once every page of its replay has arrived. */
 async function loadReplay(game) {
   hideReplay();
   let answer;

@@ -120,6 +120,69 @@ def test_a_replay_steps_to_the_losing_move_and_its_proof(page: Page, server: Ser
     other.close()
 
 
+def _replay_boards(server: Server, gid: str, at: list[int]) -> dict[int, list[str]]:
+    """The boards after moves ``at`` of a finished game, from its replay's pages."""
+    rows: list[list[str]] = []
+    boards: dict[int, list[str]] = {}
+    n, offset = 0, 0
+    while offset is not None:
+        page = server.http.get(f"/api/games/{gid}/replay", params={"offset": offset}).json()
+        rows = rows or [list(r) for r in page["start"]]
+        for move in page["moves"]:
+            if n in at:
+                boards[n] = ["".join(r) for r in rows]
+            for x, y, _, after in move["cells"]:
+                rows[y][x] = after
+            n += 1
+        offset = page["next_offset"]
+    if n in at:
+        boards[n] = ["".join(r) for r in rows]
+    return boards
+
+
+def test_a_replay_longer_than_a_page_steps_through_all_of_it(page: Page, server: Server) -> None:
+    """The replay answers 1000 moves a page: the page reads every page of a long game and
+    steps through the whole of it, across the pages' seams, to the last board."""
+    game = server.post("/api/games", {"width": 16, "height": 16, "mines": 40, "debug": True,
+                                      "seed": 5})
+    gid = game["id"]
+    game = server.post(f"/api/games/{gid}/reveal", {"x": 8, "y": 8})
+    x, y = next((x, y) for y, r in enumerate(game["board"]) for x, ch in enumerate(r)
+                if ch == "#")
+    for _ in range(1010):  # a mark cycled on one cell: 1011 moves in all
+        game = server.post(f"/api/games/{gid}/flag", {"x": x, "y": y})
+    while game["status"] == "playing":  # end it: click a mine, or an undecided cell
+        status = server.analysis(gid)["status"]
+        cx, cy = next((a, b) for b, r in enumerate(status) for a, ch in enumerate(r)
+                      if ch in "mu" and (a, b) != (x, y))
+        game = server.post(f"/api/games/{gid}/reveal", {"x": cx, "y": cy})
+    n = game["moves"]
+    boards = _replay_boards(server, gid, [0, 999, 1000, 1001, n - 1, n])
+    pages: list[str] = []
+    page.on("request", lambda r: pages.append(r.url) if "/replay" in r.url else None)
+    page.goto(f"/games/{gid}")
+    expect(page.locator("#replay-slider")).to_have_attribute("max", str(n))
+    assert len(pages) == 2, pages  # both pages, and nothing else
+    assert board_rows(page) == game["board"]
+    page.locator("#replay-first").focus()
+    page.keyboard.press("Home")
+    expect(page.locator("#board")).to_have_attribute("data-replay-move", "0")
+    assert board_rows(page) == boards[0] == ["#" * 16] * 16
+    page.eval_on_selector(
+        "#replay-slider", "s => { s.value = '999'; s.dispatchEvent(new Event('input')); }"
+    )
+    for k in (999, 1000, 1001):  # across the seam of the two pages, one move at a time
+        expect(page.locator("#board")).to_have_attribute("data-replay-move", str(k))
+        assert board_rows(page) == boards[k], k
+        page.click("#replay-next")
+    expect(page.locator("#replay-at")).to_contain_text(f"Move 1002 of {n}: flag ({x}, {y})")
+    page.click("#replay-last")
+    expect(page.locator("#board")).to_have_attribute("data-replay-move", str(n))
+    assert board_rows(page) == boards[n] == game["board"]
+    page.click("#replay-back")
+    assert board_rows(page) == boards[n - 1]
+
+
 def test_the_hint_shows_a_safe_cell_and_marks_the_game_assisted(
     page: Page, server: Server
 ) -> None:
