@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from solver.knowledge import CountEncoding
@@ -69,3 +70,12 @@ class Settings(BaseSettings):
     """Moves of one game that may wait behind the one being computed; more get a 503."""
     queued_total: int = 64
     """Moves of all games that may wait for a solver thread; more get a 503."""
+    move_limit_per_cell: int = Field(default=4, ge=1)
+    """Moves a game may keep per cell of its board (at least ``move_limit_min``); the next
+    is refused with a 409 and changes nothing.  Every move is stored for undo and the
+    replay (a flag's record is about 670 bytes), and one client made 20,000 flag moves on
+    one game at 208 a second.  A game needs at most one move per cell to be won (each cell
+    revealed or flagged once), so four leaves room for marks changed and taken back: 324
+    moves on Beginner, 1,920 on Expert, 262,144 on 256x256."""
+    move_limit_min: int = Field(default=256, ge=1)
+    """The fewest moves any game may keep, for tiny boards (2x2 at four a cell would be 16)."""

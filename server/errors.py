@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from solver.errors import KaboomError
+from solver.errors import IllegalMoveError, KaboomError
 
 __all__ = [
     "ConflictError",
     "GameNotFoundError",
     "MissingTokenError",
+    "MoveLimitError",
     "NotPlayerError",
     "RateLimitedError",
     "StoreUnavailableError",
@@ -25,6 +26,12 @@ class NotPlayerError(KaboomError, PermissionError):
 
 class MissingTokenError(NotPlayerError):
     """Raised when a request that only the player may make carries no token at all."""
+
+
+class MoveLimitError(IllegalMoveError):
+    """Raised when a move would take a game past the moves it may keep
+    (``Settings.move_limit_per_cell``); the game is unchanged.  An illegal move like any
+    other in the game's state (409): an undo, where the game allows one, makes room."""
 
 
 class ConflictError(KaboomError, RuntimeError):

@@ -25,7 +25,7 @@ from typing import Literal, TypeVar
 
 from server.admission import Gate
 from server.config import Settings
-from server.errors import ConflictError, MissingTokenError, NotPlayerError
+from server.errors import ConflictError, MissingTokenError, MoveLimitError, NotPlayerError
 from server.game import Game, Referee, Rules, Step
 from server.store import GameStore
 from solver.budget import Budget
@@ -241,17 +241,31 @@ class GameService:
                     self._players.popitem(last=False)
         self.check_player(player_hash, token)
 
+    def move_limit(self, rules: Rules) -> int:
+        """The moves a game with ``rules`` may keep: the history a move stores is bounded
+        by the board, not by how long a client keeps clicking."""
+        cells = rules.width * rules.height
+        return max(self.settings.move_limit_min, self.settings.move_limit_per_cell * cells)
+
     def play(
         self, game_id: str, move: Move, token: str | None, budget: Budget | None = None
     ) -> Game:
-        """Plays ``move``; ``budget`` (default: the move budget from now) bounds it all."""
+        """Plays ``move``; ``budget`` (default: the move budget from now) bounds it all.
+        A move past the game's :meth:`move_limit` is refused before the referee sees it."""
         budget = budget or Budget(self.settings.move_budget_s)
-        return self._change(
-            game_id,
-            token,
-            lambda referee, game: referee.apply(game, move, budget),
-            self.store.commit_move,
-        )
+
+        def compute(referee: Referee, game: Game) -> tuple[Game, Step]:
+            limit = self.move_limit(game.rules)
+            if game.moves >= limit and game.status is GameStatus.PLAYING:
+                way_out = ("undo a move to make room, or start a new game" if game.undo_allowed
+                           else "start a new game to play on")
+                raise MoveLimitError(
+                    f"the game has made the {limit} moves a {game.rules.width}x"
+                    f"{game.rules.height} game may keep; nothing changed: {way_out}"
+                )
+            return referee.apply(game, move, budget)
+
+        return self._change(game_id, token, compute, self.store.commit_move)
 
     def undo(self, game_id: str, token: str | None) -> Game:
         def compute(referee: Referee, game: Game) -> tuple[Game, None]:

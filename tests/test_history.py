@@ -1,18 +1,26 @@
-"""A game's history is read in pages: ``/moves`` and ``/replay`` answer at most
-``PAGE_MAX`` moves from an ``offset``, with the total and the next page's offset, and the
-pages put together are exactly the whole history."""
+"""A game's history is bounded and read in pages.  A game keeps at most
+``move_limit_per_cell`` moves a cell (``move_limit_min`` at least): the move past that is
+a 409 that changes nothing.  ``/moves`` and ``/replay`` answer at most ``PAGE_MAX`` moves
+from an ``offset``, with the total and the next page's offset, and the pages put together
+are exactly the whole history."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from server.config import Settings
+from server.game import Rules
+from server.main import create_app
 from server.schemas import PAGE_MAX
 from server.service import GameService
+from server.store import MemoryStore
 from solver.position import Move
 from tests.apikit import new_game
-from tests.conftest import PlayerClient
+from tests.conftest import PlayerClient, settings_for
 
 
 def _service(client: PlayerClient) -> GameService:
@@ -129,3 +137,74 @@ def test_the_schema_gives_the_page_parameters_their_ranges(client: PlayerClient)
         limit = params["limit"]["schema"]
         assert (limit["minimum"], limit["maximum"], limit["default"]) == (1, PAGE_MAX, PAGE_MAX)
         assert "422" in paths[path]["get"]["responses"]
+
+
+@pytest.fixture
+def limited(tmp_path: Path) -> Iterator[PlayerClient]:
+    """A server whose games keep one move a cell, and at least 10."""
+    settings = settings_for(tmp_path / "limited.db", move_limit_per_cell=1, move_limit_min=10)
+    with PlayerClient(create_app(settings), raise_server_exceptions=False) as c:
+        yield c
+
+
+def _flags(client: PlayerClient, gid: str, n: int) -> dict[str, Any]:
+    for _ in range(n):
+        r = client.post(f"/api/games/{gid}/flag", json={"x": 0, "y": 0})
+        assert r.status_code == 200, r.text
+    game: dict[str, Any] = r.json()
+    return game
+
+
+def _refused(client: PlayerClient, gid: str) -> str:
+    """Every kind of move is refused with a 409 that says why; returns the reason."""
+    details: set[str] = set()
+    for kind, x, y in (("flag", 0, 0), ("reveal", 3, 3), ("chord", 1, 1)):
+        r = client.post(f"/api/games/{gid}/{kind}", json={"x": x, "y": y})
+        assert r.status_code == 409, (kind, r.text)
+        details.add(r.json()["detail"])
+    assert len(details) == 1
+    return details.pop()
+
+
+def test_the_move_past_the_limit_is_409_and_changes_nothing(limited: PlayerClient) -> None:
+    game = new_game(limited, width=4, height=4, mines=2, seed=3)
+    gid = game["id"]
+    full = _flags(limited, gid, 16)  # 4x4: 16 moves at one a cell
+    assert full["moves"] == 16 and full["status"] == "playing"
+    reason = _refused(limited, gid)
+    assert "16 moves" in reason and "nothing changed" in reason and "new game" in reason
+    assert "undo" not in reason  # not offered in a game in play (no debug)
+    assert limited.get(f"/api/games/{gid}").json() | {"elapsed_ms": 0} == full | {
+        "elapsed_ms": 0}
+    page = limited.get(f"/api/games/{gid}/moves").json()
+    assert page["total"] == len(page["moves"]) == 16
+    assert limited.post(f"/api/games/{gid}/undo").status_code == 409
+
+
+def test_at_the_limit_an_undo_makes_room_for_one_move(limited: PlayerClient) -> None:
+    gid = new_game(limited, width=4, height=4, mines=2, seed=3, debug=True)["id"]
+    full = _flags(limited, gid, 16)
+    reason = _refused(limited, gid)
+    assert "undo a move to make room" in reason
+    undone = limited.post(f"/api/games/{gid}/undo")
+    assert undone.status_code == 200 and undone.json()["moves"] == 15
+    again = limited.post(f"/api/games/{gid}/flag", json={"x": 0, "y": 0})
+    assert again.status_code == 200 and again.json()["board"] == full["board"]
+    assert again.json()["moves"] == 16
+    _refused(limited, gid)
+    history = limited.get(f"/api/games/{gid}/moves").json()["moves"]
+    assert history == ["flag 0 0"] * 16
+
+
+def test_a_tiny_board_keeps_the_least_any_game_may(limited: PlayerClient) -> None:
+    gid = new_game(limited, width=2, height=2, mines=1, debug=True)["id"]
+    assert _flags(limited, gid, 10)["moves"] == 10  # 4 cells, but at least 10
+    assert "10 moves" in _refused(limited, gid)
+
+
+def test_the_default_limit_is_four_moves_a_cell_and_256_at_least() -> None:
+    service = GameService(MemoryStore(), Settings(db=":memory:"))
+    assert service.move_limit(Rules(9, 9, 10)) == 324
+    assert service.move_limit(Rules(30, 16, 99)) == 1920
+    assert service.move_limit(Rules(256, 256, 13_000)) == 262_144
+    assert service.move_limit(Rules(2, 2, 1)) == service.move_limit(Rules(8, 8, 1)) == 256

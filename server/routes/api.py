@@ -51,7 +51,8 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"description": "the token is not this game's player token"},
     404: {"description": "no game with this id (never made, or expired)"},
     408: {"description": "the request body did not arrive in time; nothing changed"},
-    409: {"description": "the move is not allowed in the game's state"},
+    409: {"description": "the move is not allowed in the game's state (the game is over, the"
+          " cell is open, the game has made every move it may keep, ...); nothing changed"},
     413: {"description": "the request body is too large"},
     422: {"description": "malformed or out-of-range input"},
     503: {"description": "no fair answer within the move's time budget; nothing changed"},
