@@ -210,7 +210,8 @@ class PageOut(BaseModel):
     )
     version: int = Field(
         description="the game's version when the page was read: pages with one version are"
-        " of one history (an undo between two pages may have taken a move back)"
+        " of one history (between two versions a move may have been added at the end, or an"
+        " undo taken the last one back)"
     )
 
     @staticmethod
