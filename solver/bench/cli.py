@@ -142,7 +142,11 @@ def run(args: argparse.Namespace) -> int:
         where = f"; the games played are in {args.out}, rerun to resume" if args.out else ""
         print(f"kaboom bench: interrupted{where}", file=sys.stderr)
         return 130
-    except (ClusterError, ResultsFileError) as e:
+    except ClusterError as e:
+        where = f"; the games played are in {args.out}, rerun to resume" if args.out else ""
+        print(f"kaboom bench: {e}{where}", file=sys.stderr)
+        return 2
+    except ResultsFileError as e:
         print(f"kaboom bench: {e}", file=sys.stderr)
         return 2
     _report(s, setup, args.seed)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
+import queue
 import subprocess
 import sys
 import tempfile
@@ -30,7 +32,16 @@ __all__ = ["Cluster", "ClusterError", "chunk_size", "local_cluster"]
 
 
 class ClusterError(RuntimeError):
-    """Raised when the scheduler cannot be reached or no worker joins it."""
+    """Raised when the scheduler cannot be reached or is lost, when no worker joins it
+    or every worker leaves, or when the workers cannot play (no solver there)."""
+
+
+_PROBE = "__import__('solver.bench.runner') and None"
+"""What each worker evaluates before any game is sent: a worker without this package
+fails to unpickle a chunk, and its games would never come back.  (``eval`` of a constant
+is pickled by reference to a builtin, so the probe itself needs nothing on the worker.)"""
+_STALL_S = 60.0
+"""How long a run waits with chunks in flight and no worker left before it gives up."""
 
 
 def chunk_size(games: int, threads: int) -> int:
@@ -44,6 +55,12 @@ def _play_chunk(setup: Setup, seeds: Sequence[int]) -> tuple[str, list[GameResul
     from distributed import get_worker
 
     return get_worker().address, [setup.play(s) for s in seeds]
+
+
+def _line(error: BaseException) -> str:
+    """An error in one line: its type and the first line of its message."""
+    lines = str(error).splitlines()
+    return f"{type(error).__name__}: {lines[0]}" if lines else type(error).__name__
 
 
 def _close_failed_client(error: BaseException, client_type: type[Any]) -> None:
@@ -96,40 +113,94 @@ class Cluster:
             ) from None
         return int(sum(self._client.nthreads().values()))
 
-    def play(self, setup: Setup, seeds: Sequence[int]) -> Iterator[GameResult]:
-        """Plays ``seeds`` on the workers, yielding each game as its chunk returns."""
-        from distributed import as_completed
+    def check_workers(self) -> None:
+        """Raises :class:`ClusterError` unless every worker can import the solver."""
+        answers = self._client.run(eval, _PROBE, on_error="return")
+        failed = {w: a for w, a in answers.items() if isinstance(a, BaseException)}
+        if failed:
+            worker, error = sorted(failed.items())[0]
+            raise ClusterError(
+                f"{len(failed)} of {len(answers)} workers at {self.address} cannot play"
+                f" ({worker}: {_line(error)}); install this checkout"
+                " with the cluster extra on every worker (docs/solver.md, On a cluster)"
+            )
 
+    def play(self, setup: Setup, seeds: Sequence[int]) -> Iterator[GameResult]:
+        """Plays ``seeds`` on the workers, yielding each game as its chunk returns.
+        Raises :class:`ClusterError` when the scheduler is lost, when a chunk fails on
+        a worker, or when no worker is left for :data:`_STALL_S` with games to play."""
         threads = self.wait_for_workers()
+        self.check_workers()
         size = chunk_size(len(seeds), threads)
         chunks = (seeds[i:i + size] for i in range(0, len(seeds), size))
-        running = as_completed(loop=self._client.loop)
         in_flight: set[Any] = set()
+        done: queue.SimpleQueue[Any] = queue.SimpleQueue()  # futures, as they finish
 
         def refill(threads: int) -> None:
             while len(in_flight) < 2 * threads and (chunk := next(chunks, None)):
                 future = self._client.submit(_play_chunk, setup, chunk, pure=False)
-                running.add(future)
+                future.add_done_callback(done.put)
                 in_flight.add(future)
 
         refill(threads)
         try:
-            for future in running:
-                worker, results = future.result()
+            while in_flight:
+                future = self._next_done(done)
                 in_flight.discard(future)
+                try:
+                    worker, results = future.result()
+                except Exception as e:
+                    if future.status == "error":  # raised by the chunk, on a worker
+                        raise ClusterError(
+                            f"a chunk of games failed on the cluster: {_line(e)}"
+                        ) from e
+                    raise self._lost(e) from e  # cancelled: the scheduler went away
                 future.release()
                 self.games_by_worker[worker] += len(results)
-                refill(max(1, sum(self._client.nthreads().values())))  # workers come and go
+                refill(max(1, self._threads()))  # workers come and go
                 yield from results
         finally:  # interrupted: the chunks still running are of no use to anyone
             if in_flight and self._client.status == "running":
                 self._client.cancel(list(in_flight))
 
+    def _next_done(self, done: queue.SimpleQueue[Any]) -> Any:
+        """The next chunk done; raises :class:`ClusterError` after :data:`_STALL_S`
+        without a worker (a chunk waits for one as long as any comes)."""
+        alone_since: float | None = None
+        while True:
+            try:
+                return done.get(timeout=1.0)
+            except queue.Empty:
+                pass
+            if self._threads():
+                alone_since = None
+            elif alone_since is None:
+                alone_since = time.monotonic()
+            elif time.monotonic() - alone_since > _STALL_S:
+                raise ClusterError(
+                    f"no worker left at {self.address} for {_STALL_S:.0f} s with games to play"
+                )
+
+    def _threads(self) -> int:
+        try:
+            return int(sum(self._client.nthreads().values()))
+        except Exception as e:
+            raise self._lost(e) from e
+
+    def _lost(self, error: BaseException) -> ClusterError:
+        return ClusterError(f"lost the Dask scheduler at {self.address} ({_line(error)})")
+
     def shutdown(self) -> None:
-        """Stops the scheduler and its workers (for a cluster this process started)."""
-        self._client.shutdown()
+        """Stops the scheduler and its workers (for a cluster this process started),
+        unless they are gone already."""
+        if self._client.status == "running":
+            self._client.shutdown()
 
     def close(self) -> None:
+        if self._client.status != "running":
+            # Lost: closing cuts the client's reconnection short, and distributed logs
+            # that with a traceback (the run has said in one line what happened).
+            logging.getLogger("distributed.client").setLevel(logging.CRITICAL)
         self._client.close()
 
     def __enter__(self) -> Cluster:
@@ -140,7 +211,9 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def local_cluster(workers: int = 2, *, timeout: float = 90.0) -> Iterator[str]:
+def local_cluster(
+    workers: int = 2, *, timeout: float = 90.0, worker_args: Sequence[str] = ()
+) -> Iterator[str]:
     """A scheduler and ``workers`` single-threaded worker processes on this machine's
     loopback, started with the commands docs/solver.md gives; yields its address.
 
@@ -162,7 +235,8 @@ def local_cluster(workers: int = 2, *, timeout: float = 90.0) -> Iterator[str]:
                 time.sleep(0.1)
             address = str(json.loads(info.read_text())["address"])
             procs.append(_dask(tmp / "worker.log", "worker", address, "--nworkers",
-                               str(workers), "--nthreads", "1", "--no-dashboard"))
+                               str(workers), "--nthreads", "1", "--no-dashboard",
+                               *worker_args))
             with Cluster(address) as cluster:
                 cluster.wait_for_workers(workers, timeout)
                 try:

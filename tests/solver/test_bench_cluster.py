@@ -142,3 +142,45 @@ def test_local_cluster_leaves_nothing_in_the_temporary_folder(
         (folder,) = tmp_path.iterdir()
         assert (folder / "scheduler.log").exists()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_workers_that_cannot_import_the_solver_are_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A worker without this package failed to unpickle every chunk and left the run
+    waiting forever; now each worker is asked first, and the run stops with one line."""
+    hide = tmp_path / "without_solver.py"  # as if the package were not installed there
+    hide.write_text("import sys\nsys.modules['solver'] = None\n")
+    with local_cluster(workers=1, worker_args=("--preload", str(hide))) as address:
+        start = time.monotonic()
+        code = main(["bench", "--cluster", address, "--preset", "beginner", "--games", "10",
+                     "--no-progress", "--out", str(tmp_path / "r.jsonl")])
+        took = time.monotonic() - start
+    err = capsys.readouterr().err
+    assert code == 2 and took < 30, (code, took, err)
+    assert "1 of 1 workers at" in err and "cannot play" in err
+    assert "ModuleNotFoundError" in err and "Traceback" not in err
+    assert not (tmp_path / "r.jsonl").read_text()
+
+
+def test_a_scheduler_lost_mid_run_is_one_line_and_the_games_stay(tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    with local_cluster(workers=2) as address:
+        run = subprocess.Popen(
+            [sys.executable, "-m", "kaboom", "bench", "--cluster", address, "--preset",
+             "expert", "--games", "400", "--seed", "4", "--no-progress", "--out", str(out)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 120
+        while run.poll() is None and time.monotonic() < deadline:
+            if out.exists() and out.stat().st_size > 0:
+                break
+            time.sleep(0.01)
+        with Cluster(address) as cluster:
+            cluster.shutdown()  # the scheduler and its workers stop
+        _, err = run.communicate(timeout=120)
+    assert run.returncode == 2, err
+    assert "kaboom bench: lost the Dask scheduler at" in err, err
+    assert f"the games played are in {out}, rerun to resume" in err
+    assert "Traceback" not in err, err
+    seeds = [json.loads(line)["seed"] for line in out.read_text().splitlines()]
+    assert 0 < len(seeds) < 400 and len(set(seeds)) == len(seeds)
