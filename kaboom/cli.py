@@ -46,7 +46,8 @@ def _build(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 
 # Modules that come with an extra rather than the base install: name -> extra.
-EXTRA_MODULES = {"mss": "desktop", "Xlib": "desktop", "PIL": "desktop", "matplotlib": "plot"}
+EXTRA_MODULES = {"mss": "desktop", "Xlib": "desktop", "PIL": "desktop", "matplotlib": "plot",
+                 "psycopg": "postgres", "distributed": "cluster"}
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -71,6 +72,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra is None:
             raise
         print(f"kaboom: this needs the {extra!r} extra ({e}): in a checkout, "
-              f".venv/bin/pip install -e '.[{extra}]'; otherwise pip install "
-              f"'kaboom[{extra}]'", file=sys.stderr)
+              f".venv/bin/pip install -e '.[{extra}]' (Kaboom is not on PyPI)",
+              file=sys.stderr)
         return 2

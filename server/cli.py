@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 
@@ -21,6 +22,20 @@ def _port(text: str) -> int:
     return port
 
 
+def _seconds(text: str) -> float:
+    """A time budget: a finite number above 0 (a budget of 0 refused every move)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text} is not a time (seconds above 0)")
+    return value
+
+
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=_port, default=8000, help="port to listen on")
@@ -35,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="server processes sharing the port and the store (default 1)",
     )
-    parser.add_argument("--budget", type=float, default=None, help="solver seconds per move")
+    parser.add_argument("--budget", type=_seconds, default=None,
+                        help="solver seconds per move (default 5)")
     parser.add_argument(
         "--count-encoding",
         choices=["native", "totalizer"],
@@ -47,11 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="fsync every move (SQLite synchronous=FULL): survives power loss, slower",
     )
-    parser.add_argument("--log-level", default="warning")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, default="warning",
+                        help="uvicorn's log level (default warning)")
 
 
 def run(args: argparse.Namespace) -> int:
     import uvicorn
+    from pydantic import ValidationError
 
     # The options become the settings' environment variables, so that every worker
     # process (which builds its own app) reads the same settings.
@@ -66,28 +84,39 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("kaboom serve: --workers must be at least 1")
     from server.config import Settings
 
-    settings = Settings()
+    try:
+        settings = Settings()
+    except ValidationError as exc:  # a KABOOM_* variable out of its range
+        for error in exc.errors():
+            name = "KABOOM_" + "_".join(str(part) for part in error["loc"]).upper()
+            print(f"kaboom serve: {name}={error.get('input')!s:.40}: {error['msg']}",
+                  file=sys.stderr)
+        return 2
     if args.workers > 1 and settings.db == ":memory:":
         raise SystemExit("kaboom serve: several workers need a shared store, not :memory:")
     if args.workers > 1 and args.port == 0:
         raise SystemExit("kaboom serve: several workers need a fixed --port (each binds it)")
-    print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} worker(s))", flush=True)
-    if args.workers > 1:
-        from server.workers import serve
+    from server.workers import listening_socket, serve
 
+    if args.workers > 1:
+        print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} workers)", flush=True)
         return serve(args.host, args.port, args.workers, args.log_level)
+    from server.main import create_app
     from server.store import StoreOpenError
 
     try:
-        uvicorn.run(
-            "server.main:create_app",
-            factory=True,
-            host=args.host,
-            port=args.port,
-            log_level=args.log_level,
-            server_header=False,
-        )
+        app = create_app(settings)
     except StoreOpenError as exc:
         print(f"kaboom serve: {exc}", file=sys.stderr)
         return 2
+    try:
+        sock = listening_socket(args.host, args.port, shared=False)
+    except OSError as exc:
+        print(f"kaboom serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 1
+    config = uvicorn.Config(app, log_level=args.log_level, server_header=False)
+    sock.listen(config.backlog)  # connections wait from the moment the banner names the port
+    port = sock.getsockname()[1]  # the one the kernel chose, for --port 0
+    print(f"Kaboom on http://{args.host}:{port} (1 worker)", flush=True)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -312,6 +312,11 @@ def _switch_to_wal(db: sqlite3.Connection, deadline: float) -> None:
             time.sleep(0.01)
 
 
+class StoreOpenError(RuntimeError):
+    """The store named by the settings cannot be opened (a wrong URL, a server down, a
+    file that is not a database)."""
+
+
 class SqliteStore(_SqlStore):
     """Games in one SQLite file (WAL mode).  Safe to share between threads, and between
     processes: each write takes the database's write lock (``BEGIN IMMEDIATE``)."""
@@ -319,19 +324,26 @@ class SqliteStore(_SqlStore):
     def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
         if synchronous.upper() not in {"OFF", "NORMAL", "FULL"}:
             raise ValueError(f"unknown synchronous mode {synchronous!r}")
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(
-            str(path), check_same_thread=False, isolation_level=None, timeout=LOCK_WAIT_S
-        )
         self._lock = threading.Lock()
-        _switch_to_wal(self._db, deadline=time.monotonic() + LOCK_WAIT_S)
-        self._db.execute(f"PRAGMA synchronous={synchronous}")
-        with self._tx() as cur:
-            has = cur.execute(
-                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
-            ).fetchone()
-            self._migrate(cur, has is not None)
+        try:
+            if str(path) != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(
+                str(path), check_same_thread=False, isolation_level=None, timeout=LOCK_WAIT_S
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreOpenError(f"cannot open the SQLite database {path}: {exc}") from exc
+        try:
+            _switch_to_wal(self._db, deadline=time.monotonic() + LOCK_WAIT_S)
+            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            with self._tx() as cur:
+                has = cur.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
+                ).fetchone()
+                self._migrate(cur, has is not None)
+        except sqlite3.Error as exc:  # not a database, a directory, a lock held too long
+            self._db.close()
+            raise StoreOpenError(f"cannot open the SQLite database {path}: {exc}") from exc
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
@@ -366,10 +378,6 @@ CONNECT_TIMEOUT_S = 10
 """How long opening a PostgreSQL store waits for the server to answer at all."""
 
 
-class StoreOpenError(RuntimeError):
-    """The store named by the settings cannot be opened (a wrong URL, a server down)."""
-
-
 class PostgresStore(_SqlStore):
     """Games in PostgreSQL through psycopg 3 and its connection pool: the store that
     several server processes (on one host or many) share."""
@@ -377,8 +385,14 @@ class PostgresStore(_SqlStore):
     dialect = "postgresql"
 
     def __init__(self, url: str, pool_size: int = 8) -> None:
-        import psycopg
-        from psycopg_pool import ConnectionPool
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:  # the base install has SQLite only
+            raise StoreOpenError(
+                f"PostgreSQL needs the 'postgres' extra ({exc}): in a checkout,"
+                " .venv/bin/pip install -e '.[postgres]'"
+            ) from exc
 
         # One plain connection first: the pool retries a refused or wrong URL in the
         # background until its 30 s timeout, and a server that cannot start should say so

@@ -72,7 +72,10 @@ def _worker(host: str, port: int, log_level: str, ready: Event) -> None:
     sock = listening_socket(host, port)
     ready.set()
     config = uvicorn.Config(app, log_level=log_level, server_header=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    # uvicorn raises the SIGINT it stopped on again once it has stopped; a terminal's
+    # Ctrl-C reaches every worker, and each would print a traceback of it.
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[sock])
 
 
 def serve(host: str, port: int, workers: int, log_level: str) -> int:

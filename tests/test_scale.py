@@ -9,6 +9,7 @@ brute-force enumeration) says — also after undos made by the other process.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -407,6 +408,52 @@ def test_a_postgresql_url_that_answers_nothing_is_one_line_at_once(workers: str)
     assert done.returncode != 0 and time.monotonic() - start < 15
     assert "kaboom serve: cannot connect to PostgreSQL: " in done.stderr
     assert "Connection refused" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_postgresql_without_its_extra_says_what_to_install(
+    workers: str, tmp_path: Path
+) -> None:
+    """``./run.sh`` installs the base only: a PostgreSQL URL gave a traceback (and with
+    two workers, one a worker)."""
+    # every process of the server (the workers too) starts as if psycopg were not there
+    (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['psycopg'] = None\n")
+    url = f"postgresql://kaboom@127.0.0.1:{free_port()}/kaboom"
+    done = subprocess.run(
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()),
+         "--workers", workers, "--db", url], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(tmp_path), os.environ.get("PYTHONPATH", "")])},
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert ("kaboom serve: PostgreSQL needs the 'postgres' extra" in done.stderr
+            and "pip install -e '.[postgres]'" in done.stderr)
+
+
+def test_ctrl_c_stops_every_worker_without_a_traceback(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C reaches the whole process group: uvicorn raised it again in
+    each worker once stopped, and each printed a KeyboardInterrupt traceback."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(port), "--workers", "2",
+         "--db", str(tmp_path / "g.db")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=5).is_success:
+                    break
+            time.sleep(0.2)
+        time.sleep(2)  # both workers up (the second may answer a moment after the first)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
 def test_the_creation_limit_is_one_bucket_over_every_process(store_url: str) -> None:

@@ -89,7 +89,8 @@ class Cluster:
             from distributed import Client
         except ImportError as e:
             raise ClusterError(
-                "--cluster needs Dask's distributed: pip install 'kaboom[cluster]'"
+                "--cluster needs Dask's distributed: in a checkout,"
+                " .venv/bin/pip install -e '.[cluster]'"
             ) from e
         try:
             self._client: Any = Client(address, timeout=timeout, set_as_default=False)

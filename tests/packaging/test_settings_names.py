@@ -61,3 +61,71 @@ def test_serve_refuses_a_port_that_is_not_one(
     assert e.value.code == 2
     assert says in capsys.readouterr().err
     assert parse_args(["serve", "--port", "65535"]).port == 65535
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--budget", "0"], "0 is not a time (seconds above 0)"),
+    (["--budget", "nan"], "nan is not a time"),
+    (["--budget", "soon"], "'soon' is not a number of seconds"),
+    (["--log-level", "loud"], "invalid choice: 'loud'"),
+])
+def test_serve_refuses_a_budget_or_log_level_that_is_not_one(
+    args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A budget of 0 started a server that answered every move with 503, and an unknown
+    log level made several workers crash and restart forever."""
+    with pytest.raises(SystemExit) as e:
+        parse_args(["serve", *args])
+    assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+def _serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "kaboom", "serve", *args], cwd=ROOT,
+                          env={**os.environ, **(env or {})}, capture_output=True, text=True,
+                          timeout=60)
+
+
+def test_serve_names_a_setting_out_of_range_in_one_line() -> None:
+    done = _serve("--db", ":memory:", env={"KABOOM_SOLVER_THREADS": "0",
+                                           "KABOOM_MOVE_BUDGET_S": "inf"})
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines() == [
+        "kaboom serve: KABOOM_MOVE_BUDGET_S=inf: Input should be a finite number",
+        "kaboom serve: KABOOM_SOLVER_THREADS=0: Input should be greater than or equal to 1",
+    ]
+
+
+def test_serve_says_in_one_line_why_a_sqlite_file_cannot_be_its_store(tmp_path: Path) -> None:
+    (tmp_path / "notes.db").write_text("not a database, " * 100)
+    for db, says in [(tmp_path / "notes.db", "file is not a database"),
+                     (tmp_path, "unable to open database file")]:
+        done = _serve("--db", str(db))
+        assert done.returncode == 2, done.stderr
+        assert done.stderr == f"kaboom serve: cannot open the SQLite database {db}: {says}\n"
+
+
+def test_serve_on_port_0_says_the_port_it_listens_on(tmp_path: Path) -> None:
+    """``--port 0`` (any free port) said it listened on port 0."""
+    import os
+    import sys
+
+    import httpx
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kaboom", "serve", "--port", "0", "--db", ":memory:"],
+        cwd=ROOT, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        found = re.fullmatch(r"Kaboom on http://127\.0\.0\.1:(\d+) \(1 worker\)\n", line)
+        assert found, line
+        assert int(found[1]) > 0
+        answer = httpx.get(f"http://127.0.0.1:{found[1]}/api/health", timeout=30)
+        assert answer.json()["status"] == "ok"
+    finally:
+        proc.terminate()
+        proc.wait(30)
