@@ -35,7 +35,8 @@ class Bucket:
 
 
 def buckets(pairs: list[tuple[float, bool]], width: float = 0.05) -> list[Bucket]:
-    """Groups ``(predicted, was_mine)`` pairs into buckets of ``width``."""
+    """Groups ``(predicted, was_mine)`` pairs into buckets of ``width``, which divides 1
+    (the last bucket holds 1 itself)."""
     count = round(1 / width)
     groups: list[list[tuple[float, bool]]] = [[] for _ in range(count)]
     for p, mine in pairs:
@@ -46,7 +47,7 @@ def buckets(pairs: list[tuple[float, bool]], width: float = 0.05) -> list[Bucket
             continue
         hits = sum(m for _, m in g)
         lo, hi = wilson(hits, len(g))
-        out.append(Bucket(i * width, (i + 1) * width, len(g), sum(p for p, _ in g) / len(g),
+        out.append(Bucket(i / count, (i + 1) / count, len(g), sum(p for p, _ in g) / len(g),
                           hits / len(g), lo, hi))
     return out
 
@@ -54,17 +55,28 @@ def buckets(pairs: list[tuple[float, bool]], width: float = 0.05) -> list[Bucket
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     board_arguments(parser)
     parser.add_argument("--bucket", type=_width, default=0.05,
-                        help="bucket width, above 0 and at most 1 (default 0.05)")
+                        help="bucket width: 1 divided by a whole number up to"
+                             f" {_MOST_BUCKETS} (default 0.05)")
     parser.add_argument("--png", metavar="PATH", type=writable, help="draw the calibration plot")
 
 
+_MOST_BUCKETS = 1000
+
+
 def _width(text: str) -> float:
+    """A bucket width that divides 1 (0.3 labelled its last bucket 60-90 % and put every
+    guess up to 100 % in it; 1e-9 allocated a billion buckets)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"{value} is not above 0 and at most 1")
+    count = round(1 / value)
+    if count > _MOST_BUCKETS or abs(count * value - 1) > 1e-9:
+        raise argparse.ArgumentTypeError(
+            f"{value} does not divide 1 into at most {_MOST_BUCKETS} buckets (0.05, 0.1, 0.2…)"
+        )
     return value
 
 
@@ -84,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as e:
         print(f"kaboom calibrate: {e}", file=sys.stderr)
         return 2
+    if args.png:  # before the games, not after them: the plot needs the 'plot' extra
+        import matplotlib  # noqa: F401
     results = run_games(
         width, height, mines, args.rule, args.games, seed=args.seed, jobs=args.jobs,
         profile=args.profile, calibrate=True,

@@ -140,8 +140,13 @@ def test_cli_takes_zero_mines_as_zero(capsys: pytest.CaptureFixture[str]) -> Non
     assert "board 9x9/0" in out and "won 3/3" in out
 
 
-@pytest.mark.parametrize(("bucket", "says"), [("0", "0.0 is not above 0"),
-                                              ("2", "2.0 is not above 0 and at most 1")])
+@pytest.mark.parametrize(("bucket", "says"), [
+    ("0", "0.0 is not above 0"),
+    ("2", "2.0 is not above 0 and at most 1"),
+    ("0.3", "0.3 does not divide 1 into at most 1000 buckets"),
+    ("0.7", "0.7 does not divide 1"),
+    ("1e-7", "1e-07 does not divide 1 into at most 1000 buckets"),
+])
 def test_calibrate_refuses_a_bucket_width_outside_0_1(
     bucket: str, says: str, capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -149,6 +154,28 @@ def test_calibrate_refuses_a_bucket_width_outside_0_1(
         main(["calibrate", "--games", "1", "--bucket", bucket])
     assert e.value.code == 2
     assert says in capsys.readouterr().err
+
+
+def test_calibration_buckets_cover_0_to_1_exactly() -> None:
+    from solver.bench.calibrate import buckets
+
+    rows = buckets([(0.95, True), (1.0, True), (0.05, False)], 0.2)
+    assert [(b.low, b.high, b.n) for b in rows] == [(0.0, 0.2, 1), (0.8, 1.0, 2)]
+
+
+def test_calibrate_without_matplotlib_says_so_before_playing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--png`` in a base install played every game, printed the tables, then failed."""
+    import sys
+
+    import solver.bench.calibrate
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    monkeypatch.setattr(solver.bench.calibrate, "run_games",
+                        lambda *a, **k: pytest.fail("played the games first"))
+    assert main(["calibrate", "--games", "2", "--no-progress", "--png", "cal.png"]) == 2
+    assert "this needs the 'plot' extra" in capsys.readouterr().err
 
 
 def test_calibrate_plots_a_bucket_without_mines(
