@@ -205,6 +205,12 @@ def _settings(args: argparse.Namespace) -> list[GameSettings] | str:
         if args.preset or None in sizes:
             return "give either --preset or all of --width, --height and --mines"
         width, height, mines = sizes
+        # the API's ranges (docs/api.md): the server's 422 would end every game as an error
+        if not (2 <= width <= 256 and 2 <= height <= 256):
+            return f"a {width}x{height} board: --width and --height are 2 to 256"
+        if not 1 <= mines <= width * height - 1:
+            return (f"{mines} mines on {width}x{height}: --mines is 1 to"
+                    f" {width * height - 1} (width*height - 1)")
     else:
         width, height, mines = PRESETS[args.preset or "expert"]
     if args.seed is not None and args.seed + args.games - 1 > MAX_SEED:

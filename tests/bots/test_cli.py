@@ -35,6 +35,9 @@ def test_presets_and_sizes() -> None:
     ("--preset", "expert", "--width", "5"),
     ("--width", "5", "--height", "5"),
     ("--seed", str(2**63 - 1), "--games", "2"),  # game 2's seed is past the server's range
+    ("--width", "0", "--height", "0", "--mines", "0"),  # was a 422 from the server, exit 1
+    ("--width", "300", "--height", "9", "--mines", "10"),
+    ("--width", "3", "--height", "3", "--mines", "9"),
 ])
 def test_bad_arguments_exit_2(argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]) -> None:
     assert play_cli.run(_args(*argv)) == 2
