@@ -11,8 +11,9 @@ from collections.abc import Callable
 __all__ = ["at_least", "seconds", "writable"]
 
 
-def at_least(low: int) -> Callable[[str], int]:
-    """An argparse type: a whole number no less than ``low``."""
+def at_least(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:
+    """An argparse type: a whole number no less than ``low`` (and, given ``high``, no
+    more, for the reason ``why``)."""
 
     def parse(text: str) -> int:
         try:
@@ -21,6 +22,8 @@ def at_least(low: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value < low:
             raise argparse.ArgumentTypeError(f"{value} is less than {low}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{value} is more than {high:,}{why}")
         return value
 
     return parse

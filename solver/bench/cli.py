@@ -20,6 +20,7 @@ from solver.bench.cluster import Cluster, ClusterError
 from solver.bench.machine import machine
 from solver.bench.results import ResultsFile, ResultsFileError
 from solver.bench.runner import (
+    SEEDS_A_RUN,
     GameResult,
     Setup,
     Summary,
@@ -41,7 +42,9 @@ def board_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mines", type=at_least(0), help="mine count (overrides --preset)")
     parser.add_argument("--rule", choices=["sfar", "snr"], default="sfar",
                         help="first click: sfar = never a mine, snr = opens an area")
-    parser.add_argument("--games", type=at_least(1), default=1000)
+    parser.add_argument("--games", default=1000, type=at_least(
+        1, SEEDS_A_RUN, " (another --seed's boards begin there: run more games as several"
+        " seeds)"))
     parser.add_argument("--jobs", type=at_least(1), default=1, help="worker processes")
     parser.add_argument("--seed", type=int, default=0, help="same seed, same boards")
     parser.add_argument("--profile", type=profile_spec, default="strong",

@@ -76,8 +76,13 @@ def wilson(wins: int, games: int, z: float = 1.959963984540054) -> tuple[float, 
     return low, 1.0 if wins == games else min(1.0, centre + half)
 
 
+SEEDS_A_RUN = 1_000_003
+"""Games a run's ``--seed`` names: each seed's games are ``seed * SEEDS_A_RUN + i``, so
+runs of different seeds never share a board as long as each plays no more."""
+
+
 def game_seed(seed: int, index: int) -> int:
-    return seed * 1_000_003 + index
+    return seed * SEEDS_A_RUN + index
 
 
 def play_out(game: SimulatedGame, solver: Solver) -> GameStatus:

@@ -105,6 +105,7 @@ def test_calibrate_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     (["--width", "0"], "argument --width: 0 is less than 1"),
     (["--mines", "-1"], "argument --mines: -1 is less than 0"),
     (["--games", "many"], "'many' is not a whole number"),
+    (["--games", "1000004"], "1000004 is more than 1,000,003 (another --seed's boards begin"),
     (["--json", "/no/such/folder/s.json"], "there is no folder /no/such/folder"),
     (["--out", "."], "argument --out: . is a folder"),
 ])
