@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Callable
 
+from solver.bench.args import at_least
 from solver.profiles import profile_spec
 
 __all__ = ["add_arguments", "run"]
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'9x9:0,0,u<hex>'; kaboom-page: the page URL; gnome-mines: "
                              "'small', 'medium', 'big' or 'WxHnM'); without it the bot "
                              "attaches to a running window or starts a default game")
-    parser.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    parser.add_argument("--games", type=at_least(1), default=1, help="games to play (default 1)")
     parser.add_argument("--speed", type=float, default=25.0,
                         help="clicks per second, 0 = as fast as the game keeps up (default 25)")
     parser.add_argument("--display", default=None, help="X display (default: $DISPLAY)")

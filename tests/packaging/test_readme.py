@@ -65,6 +65,28 @@ def test_docker_commands_agree_with_the_dockerfile() -> None:
         assert f"--port\", \"{port}\"" in dockerfile
 
 
+def test_the_desktop_bots_help_needs_no_desktop_extra(tmp_path: Path) -> None:
+    """``kaboom bot desktop --help`` printed "needs the 'desktop' extra" instead of the
+    help in a base install; playing still says what to install."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "sitecustomize.py").write_text(  # as in a base install
+        "import sys\nfor m in ('Xlib', 'mss', 'PIL'):\n    sys.modules[m] = None\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+
+    def kaboom(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "kaboom", "bot", "desktop", *args],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+
+    helped = kaboom("--help")
+    assert helped.returncode == 0 and "--game GAME" in helped.stdout, helped.stderr
+    played = kaboom("--game", "sgt-mines")
+    assert played.returncode == 2 and "this needs the 'desktop' extra" in played.stderr
+
+
 def test_a_missing_extra_is_named_right() -> None:
     """`kaboom` names the extra to install when a module of one is missing."""
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
