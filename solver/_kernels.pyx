@@ -266,6 +266,7 @@ cdef class Closure:
             if 0 <= self.code[i] <= 8:
                 self._count(i)
         self._propagate()
+        self._agree()
 
     def advance(self, bytes flat):
         """Moves to the board ``flat``; ``False`` (nothing changed) when it does not
@@ -307,6 +308,7 @@ cdef class Closure:
             self._count(i)
             self.fresh[i] = 0
         self._propagate()
+        self._agree()
         return True
 
     def take(self):
@@ -393,6 +395,45 @@ cdef class Closure:
             raise InvalidPositionError(
                 f"the number at ({j % self.width}, {j // self.width}) cannot be satisfied"
             )
+        return 0
+
+    cdef int _agree(self) except -1:
+        """Raises when two numbers have the same undecided cells but need different
+        counts of mines among them; only numbers changed since :meth:`take` can."""
+        cdef int j
+        for j in self.changed:
+            self._twins(j)
+        return 0
+
+    cdef int _twins(self, int j) except -1:
+        """Raises when a number other than ``j`` has exactly ``j``'s undecided cells and
+        needs another count of mines: it shares ``j``'s first undecided cell, has as many
+        undecided cells, and touches each of ``j``'s."""
+        cdef int t, u, c, k, first = -1, w = self.width
+        cdef bint same
+        if not (0 <= self.code[j] <= 8) or self.free[j] == 0:
+            return 0
+        for t in range(self.nbn[j]):
+            c = self.nb[8 * j + t]
+            if self.code[c] == COVERED and self.dec[c] == -1:
+                first = c
+                break
+        for u in range(self.nbn[first]):
+            k = self.nb[8 * first + u]
+            if (k == j or not (0 <= self.code[k] <= 8) or self.free[k] != self.free[j]
+                    or self.need[k] == self.need[j]):
+                continue
+            same = True
+            for t in range(self.nbn[j]):
+                c = self.nb[8 * j + t]
+                if (self.code[c] == COVERED and self.dec[c] == -1
+                        and (abs(c % w - k % w) > 1 or abs(c // w - k // w) > 1)):
+                    same = False
+                    break
+            if same:
+                k = max(j, k)
+                raise InvalidPositionError(
+                    f"the numbers around ({k % w}, {k // w}) contradict each other")
         return 0
 
     cdef void _touch(self, int j):

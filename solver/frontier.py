@@ -276,6 +276,12 @@ class FrontierTracker:
         """Every cell by flat index: a constraint reuses these tuples, not new ones."""
         self._decided: dict[Cell, bool] = {}
         self._comp_of: dict[int, Component] = {}  # open number (flat index) -> component
+        self._cons: dict[int, Constraint] = {}
+        """Each live number's constraint, kept until its undecided part changes."""
+        self._stale: set[int] = set()
+        """Numbers changed since the components were last linked: most moves are
+        decided by the closure alone, so the components are linked only when asked
+        for (the same components, and a kept one keeps its memo either way)."""
         self._components: list[Component] | None = None
         self._frontier: Frontier | None = None
 
@@ -298,13 +304,18 @@ class FrontierTracker:
                 if size[:2] != self._size[:2]:
                     self._cells = cells_by_index(width, height)
                 self._size = size
-                self._decided, self._comp_of = {}, {}
+                self._decided, self._comp_of, self._cons, self._stale = {}, {}, {}, set()
             changed, decided, opened = closure.take()
             for i in opened:
                 self._decided.pop(self._cells[i], None)
             for i, mine in decided:
                 self._decided[self._cells[i]] = mine
-            self._relink(closure, changed)
+            cons = self._cons
+            for j in changed:
+                cons.pop(j, None)
+            self._stale.update(changed)
+            self._components = None
+            self._frontier = None
             if not 0 <= mines - closure.mines_decided <= closure.covered - len(self._decided):
                 raise InvalidPositionError("the mine count does not fit the covered cells")
         except InvalidPositionError:
@@ -316,6 +327,8 @@ class FrontierTracker:
     def components(self) -> list[Component]:
         """The components of the undecided cells, by their first cell, row-major."""
         if self._components is None:
+            if self._stale:
+                self._relink()
             self._components = sorted(
                 set(self._comp_of.values()), key=lambda c: (c.cells[0][1], c.cells[0][0])
             )
@@ -345,27 +358,30 @@ class FrontierTracker:
 
     # ------------------------------------------------------------------ internals
     def _constraint(self, closure: Closure, j: int) -> Constraint:
-        cells, mines = closure.live(j)
-        cell = self._cells
-        return Constraint(tuple([cell[i] for i in cells]), mines)
+        con = self._cons.get(j)
+        if con is None:
+            cells, mines = closure.live(j)
+            cell = self._cells
+            con = self._cons[j] = Constraint(tuple([cell[i] for i in cells]), mines)
+        return con
 
-    def _relink(self, closure: Closure, changed: list[int]) -> None:
-        """Rebuilds the components that hold a changed number."""
+    def _relink(self) -> None:
+        """Rebuilds the components that hold a number changed since the last time."""
+        closure = self._closure
+        assert closure is not None
         comp_of = self._comp_of
-        seeds = set(changed)
-        for i in changed:
+        stale, self._stale = self._stale, set()
+        seeds = set(stale)
+        for i in stale:
             comp = comp_of.get(i)
             if comp is not None:
                 for j in comp.numbers:
                     comp_of.pop(j, None)
                 seeds.update(comp.numbers)
         for members in closure.linked(sorted(seeds)):
-            comp = _component(members, {j: self._constraint(closure, j) for j in members},
-                              self._size[0])
+            comp = _component(members, [self._constraint(closure, j) for j in members])
             for j in members:
                 comp_of[j] = comp
-        self._components = None
-        self._frontier = None
 
 
 @functools.lru_cache(maxsize=8)
@@ -374,19 +390,16 @@ def cells_by_index(width: int, height: int) -> tuple[Cell, ...]:
     return tuple((i % width, i // width) for i in range(width * height))
 
 
-def _component(members: list[int], cons: dict[int, Constraint], width: int) -> Component:
+def _component(members: list[int], cons: list[Constraint]) -> Component:
+    """The component of the numbers ``members`` (sorted), whose constraints are ``cons``:
+    numbers with the same cells give one constraint (the closure has checked that they
+    agree)."""
     merged: dict[tuple[Cell, ...], Constraint] = {}
     cells: set[Cell] = set()
-    for i in members:
-        con = cons[i]
-        prev = merged.get(con.cells)
-        if prev is None:
+    for con in cons:
+        if con.cells not in merged:
             merged[con.cells] = con
             cells.update(con.cells)
-        elif prev.mines != con.mines:
-            raise InvalidPositionError(
-                f"the numbers around ({i % width}, {i // width}) contradict each other"
-            )
     return Component(tuple(sorted(cells, key=_row_major)), tuple(merged.values()), tuple(members))
 
 

@@ -71,6 +71,21 @@ def test_tracker_starts_over_on_another_game_and_rejects_a_contradiction() -> No
     assert dict(tracker.decided) == {(2, 1): True, (2, 0): False}
 
 
+def test_tracker_rejects_numbers_that_disagree_on_the_same_cells() -> None:
+    """The middle numbers both cover the three covered cells, one needing 1 mine and
+    the other 2: no number decides a cell, so only comparing them finds it, as
+    :func:`frontier_of` does."""
+    position = Position.from_text("mines=2\n1 # 1\n1 # 2\n1 # 1")
+    with pytest.raises(InvalidPositionError):
+        frontier_of(position)
+    with pytest.raises(InvalidPositionError, match="contradict"):
+        FrontierTracker().update(position)
+    tracker = FrontierTracker()
+    tracker.update(Position.from_text("mines=2\n1 # 1\n1 # #\n1 # 1"))
+    with pytest.raises(InvalidPositionError, match="contradict"):
+        tracker.update(position)  # found when the second number opens, too
+
+
 @pytest.mark.parametrize(
     ("size", "rule", "profile", "games"),
     [
