@@ -1,5 +1,7 @@
 """Types of the compiled kernel (``solver/_kernels.pyx``) for mypy."""
 
+from collections.abc import Callable
+
 MAX_CELLS: int
 
 def tally(
@@ -13,6 +15,13 @@ def assignments(
     node_limit: int,
     limit: int,
 ) -> list[tuple[int, ...]] | None: ...
+def weigh(
+    dists: list[dict[int, int]],
+    cell_counts: list[dict[int, list[int]]] | None,
+    outside: int,
+    mines_left: int,
+    ways: Callable[[int, int], int],
+) -> tuple[int, int, list[list[int]] | None] | None: ...
 
 class Closure:
     mines_decided: int

@@ -101,8 +101,9 @@ def tally(list cons_of, list sizes, list need, list room, long node_limit):
     ``cons_of[i]`` lists the constraints of class ``i`` (classes in search order),
     ``sizes[i]`` its cells, ``need[j]``/``room[j]`` constraint ``j``'s mines and cells.
     Returns ``(totals, counts)``: ``totals[m]`` the number of ``m``-mine solutions,
-    ``counts[m][i]`` the sum over them of class ``i``'s mines; ``None`` past
-    ``node_limit`` search nodes or more than 120 cells.
+    ``counts[m][c]`` how many of them mine cell ``c``, the cells numbered class by
+    class (a class's cells are mined equally often); ``None`` past ``node_limit``
+    search nodes or more than 120 cells.
     """
     return _search(cons_of, sizes, need, room, node_limit, 0)
 
@@ -170,7 +171,12 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
         for k in range(total_cells + 1):
             if s.totals[k]:
                 totals[k] = _int(s.totals[k])
-                counts[k] = [_int(s.counts[k * n + i]) for i in range(n)]
+                row = []
+                for i in range(n):
+                    each = _int(s.counts[k * n + i] / <u128>s.size[i])
+                    for j in range(s.size[i]):
+                        row.append(each)
+                counts[k] = row
         return totals, counts
     finally:
         free(s.start)
@@ -183,6 +189,95 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
         free(s.totals)
         free(s.counts)
         free(s.out)
+
+
+# ---------------------------------------------------------------------- combining
+def weigh(list dists, list cell_counts, long outside, long mines_left, object ways):
+    """Exact layout weights of independent components with ``outside`` unconstrained
+    cells and ``mines_left`` mines among them all (Python integers throughout).
+
+    ``dists[i]`` maps a mine count of component ``i`` to its solutions, and
+    ``cell_counts[i][k]`` (when given) lists how many of its ``k``-mine solutions mine
+    each of its cells; ``ways(n, k)`` is ``C(n, k)``.  Returns ``(weight, outside_mine,
+    mine)``: the layouts, those that mine one given outside cell, and per component
+    the layouts that mine each of its cells (without ``cell_counts``: only the first;
+    then 0 and ``None``); or ``None`` when no layout fits.
+    """
+    cdef Py_ssize_t n = len(dists), i, t, k, k2, idx, top
+    dense = [_dense(d) for d in dists]
+    # prefix[i] / suffix[i]: mine-count distribution of the components before i / from i
+    prefix = [[1]]
+    for i in range(n):
+        prefix.append(_convolve(prefix[i], dense[i], mines_left))
+    everything = prefix[n]
+    top = len(everything)
+    binoms = [0] * top  # C(outside, mines_left - t) where t mines can lie in components
+    weight = 0
+    outside_mine = 0
+    for t in range(top):
+        w = everything[t]
+        if not w:
+            continue
+        if 0 <= mines_left - t <= outside:
+            binoms[t] = ways(outside, mines_left - t)
+            weight += w * binoms[t]
+        if cell_counts is not None and outside and 0 <= mines_left - 1 - t <= outside - 1:
+            outside_mine += w * ways(outside - 1, mines_left - 1 - t)
+    if not weight:
+        return None
+    if cell_counts is None:
+        return weight, outside_mine, None
+    suffix = [None] * (n + 1)
+    suffix[n] = [1]
+    for i in range(n - 1, 0, -1):
+        suffix[i] = _convolve(suffix[i + 1], dense[i], mines_left)
+    mine = []
+    for i in range(n):
+        others = _convolve(prefix[i], suffix[i + 1], mines_left)
+        acc = None
+        for k, row in (<dict>cell_counts[i]).items():
+            if acc is None:
+                acc = [0] * len(row)
+            f = 0  # layouts of the rest of the board when this component has k mines
+            for k2 in range(min(len(others), top - <Py_ssize_t>k)):
+                w = others[k2]
+                if w:
+                    b = binoms[k + k2]
+                    if b:
+                        f += w * b
+            if f:
+                for idx in range(len(<list>row)):
+                    v = (<list>row)[idx]
+                    if v:
+                        acc[idx] += v * f
+        mine.append([] if acc is None else acc)
+    return weight, outside_mine, mine
+
+
+cdef list _dense(dict dist):
+    """A mine-count distribution as a list by mine count."""
+    out = [0] * (max(dist) + 1 if dist else 0)
+    for k, w in dist.items():
+        out[k] = w
+    return out
+
+
+cdef list _convolve(list a, list b, long cap):
+    """The distribution of the sum of two independent mine counts, up to ``cap``."""
+    cdef Py_ssize_t na = len(a), nb = len(b), i, j, size
+    size = min(na + nb - 1, cap + 1)
+    if size <= 0:
+        return []
+    out = [0] * size
+    for i in range(min(na, size)):
+        x = a[i]
+        if not x:
+            continue
+        for j in range(min(nb, size - i)):
+            y = b[j]
+            if y:
+                out[i + j] += x * y
+    return out
 
 
 # ---------------------------------------------------------------------- the closure

@@ -22,7 +22,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from math import comb
 
-from solver._kernels import assignments, tally
+from solver._kernels import assignments, tally, weigh
 from solver.frontier import Constraint
 
 __all__ = [
@@ -167,12 +167,8 @@ def _enumerate(key: Key, node_limit: int) -> Table:
                   node_limit)
     if found is None:
         raise TooBig
-    totals, class_counts = found
+    totals, cell_counts = found
     cells = [c for cls in classes for c in cls]
-    members = [(i, size) for i, size in enumerate(sizes) for _ in range(size)]
-    cell_counts = {
-        k: [row[i] // size for i, size in members] for k, row in class_counts.items()
-    }
     return Table(tuple(cells), totals, cell_counts, tuple(Constraint(c, m) for c, m in key))
 
 
@@ -232,61 +228,28 @@ def untouched(
 
 def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
     """Exact layout weights of the components ``tables`` with ``outside`` unconstrained
-    cells and ``mines_left`` mines among them all; ``ValueError`` when no layout fits."""
-    # prefix[i] / suffix[i]: mine-count distribution of components before / after i.
-    dists = [t.totals for t in tables]
-    prefix = [{0: 1}]
-    for d in dists:
-        prefix.append(_convolve(prefix[-1], d, mines_left))
-    suffix = [{0: 1}]
-    for d in reversed(dists):
-        suffix.append(_convolve(suffix[-1], d, mines_left))
-    suffix.reverse()
-    everything = prefix[-1]
-    weight = _layouts(everything, outside, mines_left)
-    # one given outside cell mined: the rest spread over the other outside cells
-    outside_mine = _layouts(everything, outside - 1, mines_left - 1) if outside else 0
-    if weight == 0:
+    cells and ``mines_left`` mines among them all; ``ValueError`` when no layout fits.
+
+    Each component's mine counts are convolved with the others' and weighted by the
+    ways ``C(outside, mines_left - k)`` to put the rest outside (compiled:
+    :func:`solver._kernels.weigh`)."""
+    found = weigh([t.totals for t in tables], [t.cell_counts for t in tables], outside,
+                  mines_left, _ways)
+    if found is None:
         raise ValueError("no layout fits these numbers and the mine count")
+    weight, outside_mine, by_table = found
+    assert by_table is not None
     mine_weight: dict[tuple[int, int], int] = {}
-    for i, table in enumerate(tables):
-        others = _convolve(prefix[i], suffix[i + 1], mines_left)
-        # weight of "this component has k mines" over the rest of the board
-        factor: dict[int, int] = {}
-        for k in table.totals:
-            f = 0
-            for k2, w in others.items():
-                rest = mines_left - k - k2
-                if 0 <= rest <= outside:
-                    f += w * _ways(outside, rest)
-            factor[k] = f
-        acc = [0] * len(table.cells)
-        for k, row in table.cell_counts.items():
-            f = factor[k]
-            if f:
-                for idx, v in enumerate(row):
-                    acc[idx] += v * f
-        for c, v in zip(table.cells, acc, strict=True):
-            mine_weight[c] = v
+    for table, acc in zip(tables, by_table, strict=True):
+        mine_weight.update(zip(table.cells, acc, strict=True))
     return Count(weight, mine_weight, outside, outside_mine, tuple(tables))
 
 
 def total_weight(dists: Sequence[dict[int, int]], outside: int, mines_left: int) -> int:
     """The number of layouts only (no per-cell weights): components with these
     mine-count distributions (``Table.totals``) and ``outside`` unconstrained cells."""
-    everything: dict[int, int] = {0: 1}
-    for d in dists:
-        everything = _convolve(everything, d, mines_left)
-    return _layouts(everything, outside, mines_left)
-
-
-def _layouts(dist: dict[int, int], outside: int, mines_left: int) -> int:
-    """Layouts of components whose mine counts are distributed as ``dist``, with the
-    other ``mines_left - k`` mines among ``outside`` unconstrained cells."""
-    return sum(
-        w * _ways(outside, mines_left - k)
-        for k, w in dist.items() if 0 <= mines_left - k <= outside
-    )
+    found = weigh(list(dists), None, outside, mines_left, _ways)
+    return 0 if found is None else found[0]
 
 
 @functools.lru_cache(maxsize=8192)
@@ -294,13 +257,3 @@ def _ways(n: int, k: int) -> int:
     """``C(n, k)``, remembered: a game asks for the same few (outside cells, mines
     left) again and again, and each is a big integer."""
     return comb(n, k)
-
-
-def _convolve(a: dict[int, int], b: dict[int, int], cap: int) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for ka, wa in a.items():
-        for kb, wb in b.items():
-            k = ka + kb
-            if k <= cap:
-                out[k] = out.get(k, 0) + wa * wb
-    return out

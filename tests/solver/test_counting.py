@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from math import comb
+import itertools
+from math import comb, prod
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver import counting
+from solver._kernels import weigh
 from solver.frontier import Constraint, components, frontier_of
 from solver.position import Position
 from tests import oracle
@@ -66,3 +69,39 @@ def test_solutions_list_every_layout(params: BoardParams) -> None:
     assert sorted(map(sorted, every)) == expected
     if len(every) > 1:  # one fewer than there are: too many
         assert counting.solutions(constraints, len(every) - 1, node_limit=10**6) is None
+
+
+_component = st.integers(1, 4).flatmap(
+    lambda cells: st.dictionaries(
+        st.integers(0, 6), st.lists(st.integers(0, 2**70), min_size=cells, max_size=cells),
+        max_size=4,
+    )
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(components_=st.lists(_component, max_size=4), outside=st.integers(0, 12),
+       mines_left=st.integers(-1, 14), scale=st.integers(1, 2**80))
+def test_weigh_equals_summing_every_combination(
+    components_: list[dict[int, list[int]]], outside: int, mines_left: int, scale: int
+) -> None:
+    """The compiled combination against a sum over every choice of mine counts, one per
+    component (any counts: the kernel only multiplies and adds them)."""
+    dists = [{k: scale * (k + 1) + sum(row) for k, row in c.items()} for c in components_]
+    weight = outside_mine = 0
+    mine = [[0] * len(next(iter(c.values()), [])) for c in components_]
+    for ks in itertools.product(*[sorted(c) for c in components_]):
+        rest = mines_left - sum(ks)
+        if not 0 <= rest <= outside:
+            continue
+        ways = prod(d[k] for d, k in zip(dists, ks, strict=True)) * comb(outside, rest)
+        weight += ways
+        if rest:
+            outside_mine += ways * rest // outside
+        for i, (c, k) in enumerate(zip(components_, ks, strict=True)):
+            for j, v in enumerate(c[k]):
+                mine[i][j] += v * ways // dists[i][k]
+    assert weigh(dists, None, outside, mines_left, comb) == (
+        None if weight == 0 else (weight, 0, None))
+    expected = None if weight == 0 else (weight, outside_mine, mine)
+    assert weigh(dists, components_, outside, mines_left, comb) == expected
