@@ -16,7 +16,7 @@ import numpy as np
 
 from solver._kernels import Closure
 from solver.errors import InvalidPositionError
-from solver.position import COVERED_CHARS, Cell, Position
+from solver.position import COVERED_CHARS, Cell, Position, cells_by_index
 
 __all__ = [
     "Component",
@@ -98,14 +98,15 @@ class Frontier:
     outside_count: int
     width: int = field(default=1, repr=False)
     outside_flat: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    height: int = field(default=1, repr=False)
     _memo: dict[str, tuple[Cell, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def outside(self) -> tuple[Cell, ...]:
         got = self._memo.get("outside")
         if got is None:
-            w = self.width
-            got = self._memo["outside"] = tuple((i % w, i // w) for i in self.outside_flat)
+            cells = cells_by_index(self.width, self.height)
+            got = self._memo["outside"] = tuple([cells[i] for i in self.outside_flat])
         return got
 
     def fold(self, more: Mapping[Cell, bool]) -> Frontier:
@@ -120,7 +121,8 @@ class Frontier:
             return self
         constraints = fold_constraints(self.constraints, more)
         w = self.width
-        outside_flat = tuple(i for i in self.outside_flat if (i % w, i // w) not in more)
+        every = cells_by_index(w, self.height)
+        outside_flat = tuple([i for i in self.outside_flat if every[i] not in more])
         cells = tuple(c for c in self.cells if c not in more)
         mines_left = self.mines_left - sum(1 for m in more.values() if m)
         if mines_left < 0 or mines_left > len(cells) + len(outside_flat):
@@ -133,6 +135,7 @@ class Frontier:
             outside_count=len(outside_flat),
             width=w,
             outside_flat=outside_flat,
+            height=self.height,
         )
 
     def outside_cell(self, i: int) -> Cell:
@@ -230,6 +233,7 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
         outside_count=len(outside_flat),
         width=width,
         outside_flat=outside_flat,
+        height=height,
     )
 
 
@@ -353,6 +357,7 @@ class FrontierTracker:
                 outside_count=len(outside),
                 width=width,
                 outside_flat=tuple(outside),
+                height=self._size[1],
             )
         return self._frontier
 
@@ -382,12 +387,6 @@ class FrontierTracker:
             comp = _component(members, [self._constraint(closure, j) for j in members])
             for j in members:
                 comp_of[j] = comp
-
-
-@functools.lru_cache(maxsize=8)
-def cells_by_index(width: int, height: int) -> tuple[Cell, ...]:
-    """Every cell ``(x, y)`` at its flat index ``y * width + x``."""
-    return tuple((i % width, i // width) for i in range(width * height))
 
 
 def _component(members: list[int], cons: list[Constraint]) -> Component:

@@ -10,7 +10,8 @@ lookahead (:mod:`solver.lookahead`, seed 002 step 4), which always picks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,7 +19,7 @@ import numpy as np
 from solver import counting, endgame, fifty, lookahead, regions
 from solver.errors import InvalidPositionError
 from solver.frontier import Frontier, components, covered_mask, fold_constraints
-from solver.position import Cell, Position
+from solver.position import Cell, Position, cells_by_index
 from solver.profiles import Profile
 
 __all__ = ["POLICIES", "Guess", "Situation", "guess", "score", "shortlist"]
@@ -127,11 +128,32 @@ class Situation:
 
     def covered_around(self, cell: Cell) -> int:
         """Undecided covered neighbours: the fewer, the likelier the cell opens an area."""
+        return self._around()[cell[1] * self.position.width + cell[0]]
+
+    def by_openness(self, cells: Iterable[Cell], *, degree: bool = False) -> list[Cell]:
+        """``cells`` by (undecided covered neighbours, row, column); with ``degree``,
+        by the cells they touch first (corners, then edges).  Sorted as one integer a
+        cell: a few hundred outside cells are sorted at each guess."""
+        position = self.position
+        width, size = position.width, position.width * position.height
+        around = self._around()
+        if degree:
+            touches = _touches(width, position.height)
+            keys = [(touches[i] * 9 + around[i]) * size + i
+                    for i in [y * width + x for x, y in cells]]
+        else:
+            keys = [around[i] * size + i for i in [y * width + x for x, y in cells]]
+        keys.sort()
+        every = cells_by_index(width, position.height)
+        return [every[k % size] for k in keys]
+
+    def _around(self) -> list[int]:
+        """Each cell's undecided covered neighbours, by flat index."""
         around = self._memo.get("around")
         if around is None:
             around = self._memo["around"] = _undecided_around(self.position, self.known)
         assert isinstance(around, list)
-        return int(around[cell[1]][cell[0]])
+        return around
 
     def around(self, cell: Cell) -> frozenset[Cell]:
         """The cell's undecided covered neighbours."""
@@ -292,11 +314,8 @@ def safest(s: Situation) -> Guess:
     best_p = min(map(p.__getitem__, s.candidates))
     bound = best_p + 1e-9
     tied = [c for c in s.candidates if p[c] <= bound]
-    if len(tied) > 16:  # many tied outside cells: only the corners/edges can win
-        degree = dict(zip(tied, _degrees(s.position, tied), strict=True))
-        low = min(degree.values())
-        tied = [c for c in tied if degree[c] == low]
-    cell = min(tied, key=lambda c: (s.covered_around(c), c[1], c[0]))
+    # many tied outside cells: only the corners/edges can win
+    cell = s.by_openness(tied, degree=len(tied) > 16)[0]
     reason = f"guess: lowest mine probability {best_p:.3f}"
     if not profile.lookahead or s.count is None:
         return Guess(cell, reason, "guess")
@@ -382,15 +401,17 @@ def score(s: Situation, o: lookahead.Outlook) -> float:
     return (1.0 - s.probs[o.cell]) * (1.0 + w * o.progress)
 
 
-def _degrees(position: Position, cells: Iterable[Cell]) -> Iterator[int]:
+@functools.lru_cache(maxsize=8)
+def _touches(width: int, height: int) -> list[int]:
     """How many cells each cell touches, itself included (9 inside, 6 on an edge, 4 in
-    a corner)."""
-    right, bottom = position.width - 1, position.height - 1
-    return ((3 - (x == 0) - (x == right)) * (3 - (y == 0) - (y == bottom)) for x, y in cells)
+    a corner), by flat index."""
+    right, bottom = width - 1, height - 1
+    return [(3 - (x == 0) - (x == right)) * (3 - (y == 0) - (y == bottom))
+            for x, y in cells_by_index(width, height)]
 
 
-def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[list[int]]:
-    """Undecided covered neighbours of every cell, ``out[y][x]``."""
+def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[int]:
+    """Undecided covered neighbours of every cell, by flat index."""
     h, w = position.height, position.width
     grid = np.zeros((h + 2, w + 2), dtype=np.int8)
     grid[1:-1, 1:-1] = covered_mask(position)
@@ -401,7 +422,7 @@ def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[li
          for dx in (-1, 0, 1) if dx or dy),
         np.zeros((h, w), dtype=np.int8),
     )
-    out: list[list[int]] = around.tolist()
+    out: list[int] = around.ravel().tolist()
     return out
 
 
@@ -416,7 +437,7 @@ def shortlist(s: Situation, best_p: float) -> list[Cell]:
     out = [c for c in s.candidates if c not in frontier and p[c] <= limit + 1e-12]
     if profile.outside_pick == "witness":
         out = _witness_outside(s, out, inner)
-    out.sort(key=lambda c: (s.covered_around(c), c[1], c[0]))
+    out = s.by_openness(out)
     chosen = inner[: max(1, profile.candidates - profile.outside_candidates)] + out[
         : profile.outside_candidates
     ]
@@ -424,9 +445,7 @@ def shortlist(s: Situation, best_p: float) -> list[Cell]:
         position, rest = s.position, set(out[profile.outside_candidates :])
         near = {n for f in s.frontier.cells if f not in s.known
                 for n in position.neighbours(*f) if n in rest}
-        chosen += sorted(near, key=lambda c: (s.covered_around(c), c[1], c[0]))[
-            : profile.near_outside
-        ]
+        chosen += s.by_openness(near)[: profile.near_outside]
     return chosen
 
 
@@ -440,22 +459,22 @@ def _witness_outside(s: Situation, out: list[Cell], inner: list[Cell]) -> list[C
     p = s.probs
     if inner and 1.0 - p[out[0]] <= s.profile.outside_gate * (1.0 - p[inner[0]]):
         return []
-    if len(s.frontier.outside) < 30:
+    if s.frontier.outside_count < 30:
         return out
-    position = s.position
-    rows = position.rows
-    keep = set()
+    width, height = s.position.width, s.position.height
+    board = "".join(s.position.rows)
+    around = s._around()
+    keep = []
     for c in out:
         x, y = c
-        if 1 < s.covered_around(c) < 4:
-            keep.add(c)
-            continue
-        for dx, dy in ((2, 0), (-2, 0), (0, 2), (0, -2)):
-            nx, ny = x + dx, y + dy
-            if 0 <= nx < position.width and 0 <= ny < position.height and rows[ny][nx].isdigit():
-                keep.add(c)
-                break
-    return [c for c in out if c in keep]
+        i = y * width + x
+        if (1 < around[i] < 4
+                or (x >= 2 and board[i - 2].isdigit())
+                or (x < width - 2 and board[i + 2].isdigit())
+                or (y >= 2 and board[i - 2 * width].isdigit())
+                or (y < height - 2 and board[i + 2 * width].isdigit())):
+            keep.append(c)
+    return keep
 
 
 def _outlook(s: Situation, cell: Cell, outside: frozenset[Cell]) -> lookahead.Outlook:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ __all__ = [
     "Move",
     "MoveKind",
     "Position",
+    "cells_by_index",
     "covered_count",
     "neighbour_lists",
     "neighbours",
@@ -129,6 +131,12 @@ def neighbours(x: int, y: int, width: int, height: int) -> Iterator[Cell]:
         for nx in range(max(0, x - 1), min(width, x + 2)):
             if nx != x or ny != y:
                 yield nx, ny
+
+
+@functools.lru_cache(maxsize=8)
+def cells_by_index(width: int, height: int) -> tuple[Cell, ...]:
+    """Every cell ``(x, y)`` at its flat index ``y * width + x``."""
+    return tuple((i % width, i // width) for i in range(width * height))
 
 
 @functools.lru_cache(maxsize=16)
@@ -235,12 +243,10 @@ class Position:
         """Every covered cell (flags and question marks included), row-major."""
         return self._cached(
             "covered",
-            lambda: tuple(
-                (x, y)
-                for y, row in enumerate(self.rows)
-                for x, ch in enumerate(row)
-                if ch in COVERED_CHARS
-            ),
+            lambda: tuple(itertools.compress(
+                cells_by_index(self.width, self.height),
+                map(COVERED_CHARS.__contains__, "".join(self.rows)),
+            )),
         )
 
     def flags(self) -> tuple[Cell, ...]:

@@ -204,8 +204,7 @@ def _analyse(
     if fr.outside_count:
         p_out = cnt.outside_probability
         outside = fr.outside
-        for c in outside:
-            probs[c] = p_out
+        probs.update(dict.fromkeys(outside, p_out))
         if cnt.outside_mine_weight == 0:
             decided.update(dict.fromkeys(outside, False))
         elif cnt.outside_mine_weight == cnt.weight:
