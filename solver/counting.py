@@ -30,7 +30,8 @@ __all__ = [
     "total_weight", "untouched",
 ]
 
-Key = tuple[tuple[tuple[tuple[int, int], ...], int], ...]
+Key = tuple[Constraint, ...]
+"""A component's constraints, sorted: the same component whatever the order given."""
 
 
 _FLOAT_BITS = 1000
@@ -99,7 +100,7 @@ _CACHE_SIZE = 4096
 
 def tabulate(constraints: Sequence[Constraint], node_limit: int = 200_000) -> Table:
     """Enumerates one connected component; raises :class:`TooBig` past ``node_limit``."""
-    key: Key = tuple(sorted((con.cells, con.mines) for con in constraints))
+    key: Key = tuple(sorted(constraints))
     table = _CACHE.get(key)
     if table is not None:
         _CACHE.move_to_end(key)
@@ -169,7 +170,7 @@ def _enumerate(key: Key, node_limit: int) -> Table:
         raise TooBig
     totals, cell_counts = found
     cells = [c for cls in classes for c in cls]
-    return Table(tuple(cells), totals, cell_counts, tuple(Constraint(c, m) for c, m in key))
+    return Table(tuple(cells), totals, cell_counts, key)
 
 
 def solutions(
@@ -178,7 +179,7 @@ def solutions(
     """Every set of mines on the constraints' cells that satisfies them all, or
     ``None`` when there are more than ``limit`` or the search needs more than
     ``node_limit`` nodes (default ``20 * limit``)."""
-    key: Key = tuple(sorted((con.cells, con.mines) for con in constraints))
+    key: Key = tuple(sorted(constraints))
     if not key:
         return [frozenset()]
     classes, cons_of = _classes(key)
