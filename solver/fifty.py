@@ -125,16 +125,19 @@ def pockets(
          & (side(free, corners) <= min(box_walls, mines_left - 2))),
     ]
     places = sorted(
-        (int(y), int(x), k)
+        (y, x, k)
         for k, (_, _, ok) in enumerate(kinds)
-        for y, x in zip(*np.nonzero(ok))
+        for y, x in zip(*(a.tolist() for a in np.nonzero(ok)))
     )
+    stride = w + 4
+    is_free = free.ravel().tolist()  # plain lists: read a few hundred times
     found: list[Pocket] = []
     for y, x, k in places:
         (dx, dy), offsets, _ = kinds[k]
-        missing = tuple(
-            (x + ox, y + oy) for ox, oy in offsets if free[y + 2 + oy, x + 2 + ox]
-        )
+        at_xy = (y + 2) * stride + x + 2
+        missing = tuple([
+            (x + ox, y + oy) for ox, oy in offsets if is_free[at_xy + oy * stride + ox]
+        ])
         walls = dict.fromkeys(missing, True)
         if k == 2:
             box = ((x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1))

@@ -98,9 +98,9 @@ class Situation:
         assert isinstance(base, _Base)
         if base.tables is None:
             return 0
-        inside = {c: m for c, m in forced.items() if c in base.cells}
         mines = sum(forced.values())
-        if not inside:  # outside cells only: the weight depends on how many and how many mines
+        if base.cells.isdisjoint(forced):
+            # outside cells only: the weight depends on how many and how many mines
             key = (len(forced), mines)
             got = base.outside.get(key)
             if got is None:
@@ -109,6 +109,7 @@ class Situation:
                     base.frontier.outside_count - len(forced), base.frontier.mines_left - mines,
                 )
             return got
+        inside = {c: m for c, m in forced.items() if c in base.cells}
         decided = base.frontier
         outside = decided.outside_count - (len(forced) - len(inside))
         kept, again = counting.untouched(base.tables, inside.keys())
