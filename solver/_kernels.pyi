@@ -1,12 +1,23 @@
 """Types of the compiled kernel (``solver/_kernels.pyx``) for mypy."""
 
 from collections.abc import Callable
+from typing import overload
 
 MAX_CELLS: int
 
+@overload
 def tally(
     cons_of: list[list[int]], sizes: list[int], need: list[int], room: list[int], node_limit: int
 ) -> tuple[dict[int, int], dict[int, list[int]]] | None: ...
+@overload
+def tally(
+    cons_of: list[list[int]],
+    sizes: list[int],
+    need: list[int],
+    room: list[int],
+    node_limit: int,
+    split: int,
+) -> list[tuple[dict[int, int], dict[int, list[int]]]] | None: ...
 def assignments(
     cons_of: list[list[int]],
     sizes: list[int],

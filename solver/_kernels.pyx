@@ -32,8 +32,10 @@ cdef struct Search:
     int* need           # mines still to place, per constraint
     int* room           # cells still unassigned, per constraint
     int* ks             # the current assignment
-    u128* totals        # by mine count
+    u128* totals        # by mine count (and by the split constraint's mines, when split)
     u128* counts        # counts[m * n + i]: sum over m-mine solutions of weight * ks[i]
+    int* split          # per class: 1 when its cells are in the split constraint
+    int layer           # totals and counts per mines of the split constraint
     long nodes
     long node_limit
     bint listing
@@ -57,6 +59,12 @@ cdef void _place(Search* s, int i, int mines, u128 weight) noexcept nogil:
                 s.out[s.out_len * s.n + j] = s.ks[j]
             s.out_len += 1
             return
+        k = 0
+        if s.layer:
+            for j in range(s.n):
+                if s.split[j]:
+                    k += s.ks[j]
+            mines += k * s.layer
         s.totals[mines] += weight
         row = s.counts + mines * s.n
         for j in range(s.n):
@@ -91,11 +99,28 @@ cdef void _place(Search* s, int i, int mines, u128 weight) noexcept nogil:
         s.room[s.con[t]] += s.size[i]
 
 
+cdef tuple _tallied(Search* s, int first, int total_cells):
+    """``(totals, counts)`` of the solutions counted from ``s.totals[first]`` on."""
+    cdef int k, i, j, n = s.n
+    totals = {}
+    counts = {}
+    for k in range(total_cells + 1):
+        if s.totals[first + k]:
+            totals[k] = _int(s.totals[first + k])
+            row = []
+            for i in range(n):
+                each = _int(s.counts[(first + k) * n + i] / <u128>s.size[i])
+                for j in range(s.size[i]):
+                    row.append(each)
+            counts[k] = row
+    return totals, counts
+
+
 cdef object _int(u128 v):
     return (<object>(<u64>(v >> 64)) << 64) | <object>(<u64>v)
 
 
-def tally(list cons_of, list sizes, list need, list room, long node_limit):
+def tally(list cons_of, list sizes, list need, list room, long node_limit, int split=-1):
     """Counts the solutions over classes.
 
     ``cons_of[i]`` lists the constraints of class ``i`` (classes in search order),
@@ -104,20 +129,27 @@ def tally(list cons_of, list sizes, list need, list room, long node_limit):
     ``counts[m][c]`` how many of them mine cell ``c``, the cells numbered class by
     class (a class's cells are mined equally often); ``None`` past ``node_limit``
     search nodes or more than 120 cells.
+
+    With ``split``, constraint ``split`` is not checked (its ``need`` is not read) and
+    the solutions are counted apart by its mines: a list of ``(totals, counts)`` for 0
+    to ``room[split]`` mines, the same as a search with each as its ``need`` (whose
+    nodes are among this search's, so those too stay within ``node_limit``).
     """
-    return _search(cons_of, sizes, need, room, node_limit, 0)
+    return _search(cons_of, sizes, need, room, node_limit, 0, split)
 
 
 def assignments(list cons_of, list sizes, list need, list room, long node_limit, long limit):
     """Lists the solutions as mines per class (arguments as :func:`tally`); ``None`` past
     ``limit`` assignments, ``node_limit`` search nodes or 120 cells."""
-    return _search(cons_of, sizes, need, room, node_limit, limit)
+    return _search(cons_of, sizes, need, room, node_limit, limit, -1)
 
 
-cdef _search(list cons_of, list sizes, list need, list room, long node_limit, long listing):
+cdef _search(list cons_of, list sizes, list need, list room, long node_limit, long listing,
+             int split):
     cdef Search s
     cdef int i, j, k, t, total_cells = sum(sizes), n = len(sizes), ncons = len(need)
     cdef int stride = (max(sizes) if sizes else 0) + 1
+    cdef int layers = room[split] + 1 if split >= 0 else 1
     cdef u128 b
     if total_cells > MAX_CELLS:
         return None
@@ -136,14 +168,20 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
     s.need = <int*>malloc((ncons + 1) * sizeof(int))
     s.room = <int*>malloc((ncons + 1) * sizeof(int))
     s.ks = <int*>malloc((n + 1) * sizeof(int))
-    s.totals = <u128*>malloc((total_cells + 1) * sizeof(u128))
-    s.counts = <u128*>malloc(((total_cells + 1) * n + 1) * sizeof(u128))
+    s.layer = total_cells + 1 if split >= 0 else 0
+    s.totals = <u128*>malloc((layers * (total_cells + 1)) * sizeof(u128))
+    s.counts = <u128*>malloc((layers * (total_cells + 1) * n + 1) * sizeof(u128))
+    s.split = <int*>malloc((n + 1) * sizeof(int))
     s.out = <int*>malloc((listing * n + 1) * sizeof(int))
     try:
         t = 0
         for i in range(n):
             s.start[i] = t
+            s.split[i] = 0
             for j in cons_of[i]:
+                if j == split:
+                    s.split[i] = 1
+                    continue
                 s.con[t] = j
                 t += 1
             s.size[i] = sizes[i]
@@ -156,9 +194,9 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
         for j in range(ncons):
             s.need[j] = need[j]
             s.room[j] = room[j]
-        for k in range(total_cells + 1):
+        for k in range(layers * (total_cells + 1)):
             s.totals[k] = 0
-        for k in range((total_cells + 1) * n):
+        for k in range(layers * (total_cells + 1) * n):
             s.counts[k] = 0
         with nogil:
             _place(&s, 0, 0, 1)
@@ -166,19 +204,10 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
             return None
         if s.listing:
             return [tuple(s.out[a * n + i] for i in range(n)) for a in range(s.out_len)]
-        totals = {}
-        counts = {}
-        for k in range(total_cells + 1):
-            if s.totals[k]:
-                totals[k] = _int(s.totals[k])
-                row = []
-                for i in range(n):
-                    each = _int(s.counts[k * n + i] / <u128>s.size[i])
-                    for j in range(s.size[i]):
-                        row.append(each)
-                counts[k] = row
-        return totals, counts
+        found = [_tallied(&s, v * (total_cells + 1), total_cells) for v in range(layers)]
+        return found if split >= 0 else found[0]
     finally:
+        free(s.split)
         free(s.start)
         free(s.con)
         free(s.size)

@@ -26,8 +26,8 @@ from solver._kernels import assignments, tally, weigh
 from solver.frontier import Constraint
 
 __all__ = [
-    "Count", "Table", "TooBig", "combine", "count", "float_shift", "solutions", "tabulate",
-    "total_weight", "untouched",
+    "Count", "Table", "TooBig", "Varying", "combine", "count", "float_shift", "solutions",
+    "tabulate", "total_weight", "untouched",
 ]
 
 Key = tuple[Constraint, ...]
@@ -105,11 +105,58 @@ def tabulate(constraints: Sequence[Constraint], node_limit: int = 200_000) -> Ta
     if table is not None:
         _CACHE.move_to_end(key)
         return table
-    table = _enumerate(key, node_limit)
+    return _remember(key, _enumerate(key, node_limit))
+
+
+def _remember(key: Key, table: Table) -> Table:
     _CACHE[key] = table
     if len(_CACHE) > _CACHE_SIZE:
         _CACHE.popitem(last=False)
     return table
+
+
+class Varying:
+    """One component's tables while one of its constraints, ``shown``, holds each count
+    of mines in turn (the lookahead's clicked cell: its number links the same cells
+    whatever it shows).
+
+    ``table(v)`` is ``tabulate`` of the component with ``shown`` holding ``v`` mines,
+    cache and all; the tables the cache does not hold come from one search that counts
+    the solutions apart by ``shown``'s mines (:func:`solver._kernels.tally` with
+    ``split``).  Its nodes include each single search's, so within ``node_limit`` none
+    of those would have failed; past it, each value is searched alone, as before.
+    """
+
+    def __init__(self, constraints: Sequence[Constraint], shown: Constraint,
+                 node_limit: int) -> None:
+        self._others = [con for con in constraints if con is not shown]
+        self._cells = shown.cells
+        self._node_limit = node_limit
+        self._found: list[tuple[dict[int, int], dict[int, list[int]]]] | None = None
+        self._cells_found: tuple[tuple[int, int], ...] = ()
+        self._searched = False
+
+    def table(self, v: int) -> Table:
+        """The table with ``v`` mines among ``shown``'s cells; raises :class:`TooBig`."""
+        number = Constraint(self._cells, v)
+        key: Key = tuple(sorted([*self._others, number]))
+        table = _CACHE.get(key)
+        if table is not None:
+            _CACHE.move_to_end(key)
+            return table
+        if not self._searched:
+            self._searched = True
+            classes, cons_of = _classes(key)
+            split = next(j for j, con in enumerate(key) if con is number)
+            found = tally(cons_of, [len(c) for c in classes], [m for _, m in key],
+                          [len(cells) for cells, _ in key], self._node_limit, split)
+            if found is not None:
+                self._found = found
+                self._cells_found = tuple(c for cls in classes for c in cls)
+        if self._found is None:
+            return _remember(key, _enumerate(key, self._node_limit))
+        totals, cell_counts = self._found[v]
+        return _remember(key, Table(self._cells_found, totals, cell_counts, key))
 
 
 def _classes(key: Key) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:

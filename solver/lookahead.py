@@ -152,17 +152,18 @@ def outlook(
     # once, then put each possible number in place of this placeholder.
     shown = Constraint(tuple(sorted(free)), 0)
     groups = [cs for _, cs in components([*rest, shown] if free else rest)]
+    varying = [counting.Varying(cs, shown, node_limit) if any(con is shown for con in cs)
+               else None for cs in groups]
     index = None if around is None else _index(
         [con.cells for t in kept for con in t.constraints]
         + [con.cells for cs in groups for con in cs]
     )
     branches = []
     for v in range(len(free) + 1):
-        number = Constraint(shown.cells, v)
         try:
             tables = kept + [
-                counting.tabulate([number if con is shown else con for con in cs], node_limit)
-                for cs in groups
+                counting.tabulate(cs, node_limit) if vary is None else vary.table(v)
+                for cs, vary in zip(groups, varying, strict=True)
             ]
             cnt = counting.combine(tables, n_out, mines_left)
         except (ValueError, counting.TooBig):

@@ -105,3 +105,33 @@ def test_weigh_equals_summing_every_combination(
         None if weight == 0 else (weight, 0, None))
     expected = None if weight == 0 else (weight, outside_mine, mine)
     assert weigh(dists, components_, outside, mines_left, comb) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_varying_tables_equal_each_count_alone(data: st.DataObject) -> None:
+    """One search split by the shown constraint's mines gives each value's table, the
+    same as a search with that value; past the node limit each value fails or not as
+    its own search does."""
+    cells = [(x, y) for y in range(2) for x in range(data.draw(st.integers(1, 4)))]
+    picks = st.sets(st.sampled_from(cells), min_size=1)
+    constraints = [
+        Constraint(tuple(sorted(c)), min(m, len(c)))
+        for c, m in data.draw(st.lists(st.tuples(picks, st.integers(0, 3)), max_size=4))
+    ]
+    shown = Constraint(tuple(sorted(data.draw(picks))), 0)
+    node_limit = data.draw(st.sampled_from([10**6, 0, 1, 2, 3, 5, 8]))
+    counting._CACHE.clear()
+    vary = counting.Varying([*constraints, shown], shown, node_limit)
+    for v in range(len(shown.cells) + 1):
+        key = tuple(sorted([*constraints, Constraint(shown.cells, v)]))
+        try:
+            expected = counting._enumerate(key, node_limit)
+        except counting.TooBig:
+            with pytest.raises(counting.TooBig):
+                vary.table(v)
+            continue
+        got = vary.table(v)
+        assert (got.cells, got.totals, got.cell_counts, got.constraints) == (
+            expected.cells, expected.totals, expected.cell_counts, expected.constraints)
+        assert vary.table(v) is got  # the second time from the cache
