@@ -33,6 +33,7 @@ from solver.position import (
 __all__ = ["ANCHORS", "PRESETS", "SimulatedGame", "parse_board", "preset"]
 
 COVERED, FLAG = CellState.COVERED.value, CellState.FLAG.value
+_DIGITS = tuple(str(n) for n in range(9))
 
 PRESETS: dict[str, tuple[int, int, int]] = {
     "beginner": (9, 9, 10),
@@ -126,7 +127,7 @@ class SimulatedGame:
     # ------------------------------------------------------------------ view
     def position(self) -> Position:
         """What the player sees now."""
-        return Position(self.width, self.height, self.mines, tuple("".join(r) for r in self._board))
+        return Position(self.width, self.height, self.mines, tuple(map("".join, self._board)))
 
     def char(self, x: int, y: int) -> str:
         return self._board[y][x]
@@ -155,13 +156,16 @@ class SimulatedGame:
     def play_all(self, moves: Iterable[Move]) -> GameStatus:
         """Plays a decision's moves in order until the game ends; a reveal of a cell
         that a flood fill opened meanwhile is skipped, as a player would."""
+        board, width, height = self._board, self.width, self.height
         for move in moves:
             if self.outcome is not GameStatus.PLAYING:
                 break
-            opened = (move.kind is MoveKind.REVEAL and 0 <= move.x < self.width
-                      and 0 <= move.y < self.height and self._board[move.y][move.x] != COVERED)
-            if not opened:
+            x, y = move.x, move.y
+            if move.kind is not MoveKind.REVEAL or not (0 <= x < width and 0 <= y < height):
                 self.play(move)
+            elif board[y][x] == COVERED:  # what play() does with it, without its checks
+                self.moves += 1
+                self.reveal(x, y)
         return self.outcome
 
     def reveal(self, x: int, y: int) -> GameStatus:
@@ -242,13 +246,16 @@ class SimulatedGame:
         board, width, numbers = self._board, self.width, self._numbers
         around_of = neighbour_lists(width, self.height)
         stack = [(x, y)]
+        opened = 0
         while stack:
             cx, cy = stack.pop()
-            if board[cy][cx] != COVERED:
+            row = board[cy]
+            if row[cx] != COVERED:
                 continue
             i = cy * width + cx
             n = numbers[i]
-            board[cy][cx] = str(n)
-            self._covered -= 1
+            row[cx] = _DIGITS[n]
+            opened += 1
             if n == 0:
                 stack.extend(around_of[i])  # open ones are skipped when popped
+        self._covered -= opened
