@@ -33,6 +33,11 @@ def weigh(
     mines_left: int,
     ways: Callable[[int, int], int],
 ) -> tuple[int, int, list[list[int]] | None] | None: ...
+def reduce(
+    constraints: list[tuple[frozenset[tuple[int, int]], int]], max_rounds: int, stop_at_safe: bool
+) -> tuple[
+    dict[frozenset[tuple[int, int]], int], set[tuple[int, int]], set[tuple[int, int]], bool
+]: ...
 
 class Closure:
     mines_decided: int

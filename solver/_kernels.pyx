@@ -612,6 +612,141 @@ cdef signed char[::1] array_byte(int n):
     return array("b", bytes(n))
 
 
+# ---------------------------------------------------------------------- the group method
+def reduce(list constraints, int max_rounds, bint stop_at_safe):
+    """The group method's fixpoint (:func:`solver.groups.reduce_groups`, which documents
+    the rules) over ``(cells, mines)`` pairs, ``cells`` a frozenset.
+
+    Returns ``(groups, safe, mines, trivial)``: the groups left (a dict from cells to
+    mines), the cells proven safe and mines (sets), and whether the pair rules were
+    never needed.  Raises :class:`InvalidPositionError` when groups contradict.
+    """
+    cdef dict groups = {}
+    cdef set safe = set(), mines = set()
+    cdef bint trivial = True, changed
+    cdef int rounds
+    for cells, m in constraints:
+        _add(groups, cells, m)
+    for rounds in range(max_rounds):
+        changed = _settle(groups, safe, mines)
+        if stop_at_safe and safe:
+            break
+        trivial = False
+        changed |= _pairs(groups)
+        if not changed:
+            break
+    else:
+        _settle(groups, safe, mines)
+    return groups, safe, mines, trivial
+
+
+cdef bint _add(dict groups, frozenset cells, int mines) except -1:
+    if mines < 0 or mines > len(cells):
+        raise InvalidPositionError("the numbers contradict each other")
+    if not cells:
+        return False
+    prev = groups.get(cells)
+    if prev is not None:
+        if prev != mines:
+            raise InvalidPositionError("the numbers contradict each other")
+        return False
+    groups[cells] = mines
+    return True
+
+
+cdef bint _settle(dict groups, set safe, set mines) except -1:
+    """Decides all-safe and all-mine groups and folds decided cells into the rest."""
+    cdef bint changed = False
+    cdef set new_safe, new_mines, decided
+    cdef frozenset cells
+    cdef int m
+    cdef list old
+    while True:
+        new_safe = set()
+        new_mines = set()
+        for cells, m in groups.items():
+            if m == 0:
+                new_safe |= cells
+            elif m == len(cells):
+                new_mines |= cells
+        if new_safe & new_mines:
+            raise InvalidPositionError("the numbers contradict each other")
+        if not new_safe and not new_mines:
+            return changed
+        changed = True
+        safe |= new_safe
+        mines |= new_mines
+        decided = new_safe | new_mines
+        old = list(groups.items())
+        groups.clear()
+        for cells, m in old:
+            if cells & decided:
+                _add(groups, cells - decided, m - len(cells & new_mines))
+            else:
+                _add(groups, cells, m)
+
+
+cdef bint _pairs(dict groups) except -1:
+    """One pass of the subset and overlap rules over groups that share a cell."""
+    cdef dict by_cell = {}
+    cdef set seen = set()
+    cdef list found = [], members
+    cdef Py_ssize_t i, j
+    cdef frozenset a, b, cells, other
+    cdef bint changed = False
+    cdef int m
+    for cells in groups:
+        for c in cells:
+            members = by_cell.get(c)
+            if members is None:
+                by_cell[c] = [cells]
+            else:
+                members.append(cells)
+    for members in by_cell.values():
+        for i in range(len(members)):
+            a = members[i]
+            for j in range(i + 1, len(members)):
+                b = members[j]
+                key = (a, b) if hash(a) <= hash(b) else (b, a)
+                if key in seen:
+                    continue
+                seen.add(key)
+                _combine(found, a, groups[a], b, groups[b])
+    for cells, m in found:
+        if cells in groups and groups[cells] != m:
+            raise InvalidPositionError("the numbers contradict each other")
+        changed |= _add(groups, cells, m)
+    # A group that has a proper sub-group is replaced by the difference.
+    if changed:
+        for cells in sorted(groups, key=len):
+            if cells not in groups:
+                continue
+            for other in list(groups):
+                if other is not cells and cells < other:
+                    m = groups.pop(other)
+                    _add(groups, other - cells, m - groups[cells])
+    return changed
+
+
+cdef int _combine(list found, frozenset a, int ma, frozenset b, int mb) except -1:
+    cdef frozenset only_a, only_b
+    if a <= b:
+        found.append((b - a, mb - ma))
+        return 0
+    if b <= a:
+        found.append((a - b, ma - mb))
+        return 0
+    only_a, only_b = a - b, b - a
+    # Mines forced into the overlap by each side; if one side's bound is tight, split.
+    if mb - len(only_b) == ma:
+        found.append((only_a, 0))
+        found.append((only_b, mb - ma))
+    elif ma - len(only_a) == mb:
+        found.append((only_b, 0))
+        found.append((only_a, ma - mb))
+    return 0
+
+
 # ---------------------------------------------------------------------- the endgame
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
