@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import itertools
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from solver.errors import InvalidPositionError
 from solver.frontier import Constraint
 from solver.groups import Group, deduce, reduce_groups
 from tests import oracle
@@ -58,3 +62,39 @@ def test_seed_002_subtraction_pattern() -> None:
     result = reduce_groups(cons)
     assert result.mines == {b, d}
     assert result.safe == {a, c, e}
+
+
+_cells = [(x, y) for y in range(2) for x in range(4)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    systems=st.lists(
+        st.tuples(st.sets(st.sampled_from(_cells), min_size=1), st.integers(0, 3)),
+        min_size=1, max_size=6,
+    ),
+    stop_at_safe=st.booleans(),
+)
+def test_groups_hold_in_every_solution(
+    systems: list[tuple[set[tuple[int, int]], int]], stop_at_safe: bool
+) -> None:
+    """Random constraints against every assignment of their cells: what the compiled
+    fixpoint proves, and every group it leaves, holds in each solution, and it raises
+    only when there is none."""
+    cons = [Constraint(tuple(sorted(c)), min(m, len(c))) for c, m in systems]
+    cells = sorted({c for con in cons for c in con.cells})
+    solutions = [
+        {c for c, bit in zip(cells, bits, strict=True) if bit}
+        for bits in itertools.product((0, 1), repeat=len(cells))
+        if all(sum(bit for c, bit in zip(cells, bits, strict=True) if c in con.cells)
+               == con.mines for con in cons)
+    ]
+    try:
+        result = reduce_groups(cons, stop_at_safe=stop_at_safe)
+    except InvalidPositionError:
+        assert not solutions
+        return
+    for mines in solutions:
+        assert not result.safe & mines
+        assert result.mines <= mines
+        assert all(len(g.cells & mines) == g.mines for g in result.groups)
