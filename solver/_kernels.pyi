@@ -38,6 +38,14 @@ def reduce(
 ) -> tuple[
     dict[frozenset[tuple[int, int]], int], set[tuple[int, int]], set[tuple[int, int]], bool
 ]: ...
+def living_lows(
+    weights: dict[tuple[int, int], int],
+    total: int,
+    out_open: bool,
+    around: Callable[[tuple[int, int]], frozenset[tuple[int, int]]],
+    index: dict[tuple[int, int], list[tuple[tuple[int, int], ...]]],
+    clicked: tuple[int, int],
+) -> list[tuple[int, tuple[int, int]]] | None: ...
 
 class Closure:
     mines_decided: int

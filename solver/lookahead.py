@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from solver import counting
+from solver._kernels import living_lows
 from solver.frontier import Constraint, components
 from solver.position import Cell
 
@@ -197,31 +198,10 @@ def _living_lows(
     neither certain mines nor *dead*: a cell is dead when its undecided neighbours are
     none, or exactly the undecided cells of one number (whose count then fixes what it
     would show).
-    ``None`` when every cell left is dead: then one of them must be guessed."""
-    weight, mw = cnt.weight, cnt.mine_weight
-    out_open = n_out > 0 and 0 < cnt.outside_mine_weight < weight
-
-    def undecided(c: Cell) -> bool:
-        w = mw.get(c)
-        return out_open if w is None else 0 < w < weight
-
-    def dead(c: Cell) -> bool:
-        near = {n for n in around(c) if n != clicked and undecided(n)}
-        if not near:
-            return True
-        size = len(near)
-        for cells in index.get(next(iter(near)), ()):
-            if len(cells) >= size and {x for x in cells if undecided(x)} == near:
-                return True
-        return False
-
-    lows: list[tuple[int, Cell]] = []
-    for w, c in sorted((w, c) for c, w in mw.items() if w < weight):
-        if not dead(c):
-            lows.append((w, c))
-            if len(lows) == 2:
-                break
-    return lows if lows or out_open else None
+    ``None`` when every cell left is dead: then one of them must be guessed
+    (compiled: :func:`solver._kernels.living_lows`)."""
+    out_open = n_out > 0 and 0 < cnt.outside_mine_weight < cnt.weight
+    return living_lows(cnt.mine_weight, cnt.weight, out_open, around, index, clicked)
 
 
 def _branch(

@@ -6,11 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver import counting
+from solver._kernels import living_lows
 from solver.frontier import Frontier, components, frontier_of
 from solver.lookahead import outlook
-from solver.position import Cell, Position
+from solver.position import Cell, Position, neighbours
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 
@@ -157,3 +159,38 @@ def _clicks(
         if not all(cell in lay for lay in lays):
             free = [c for c in position.neighbours(*cell) if position.is_covered(*c)]
             yield position, lays, fr, cell, free
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_living_lows_follow_the_definition(data: st.DataObject) -> None:
+    """The compiled search for the two lowest living cells against the definition read
+    plainly: every cell in weight order, dead when its undecided neighbours (other than
+    the clicked cell) are none or exactly some number's undecided cells."""
+    cells = [(x, y) for y in range(3) for x in range(4)]
+    total = data.draw(st.integers(1, 6))
+    weights = data.draw(st.dictionaries(st.sampled_from(cells), st.integers(0, total)))
+    covered = data.draw(st.sets(st.sampled_from(cells)))
+    numbers = data.draw(st.lists(st.sets(st.sampled_from(cells), min_size=1), max_size=5))
+    number_cells = [tuple(sorted(n)) for n in numbers]
+    index: dict[Cell, list[tuple[Cell, ...]]] = {}
+    for cs in number_cells:
+        for c in cs:
+            index.setdefault(c, []).append(cs)
+    out_open = data.draw(st.booleans())
+    clicked = data.draw(st.sampled_from(cells))
+
+    def around(c: Cell) -> frozenset[Cell]:
+        return frozenset(n for n in neighbours(*c, 4, 3) if n in covered)
+
+    def undecided(c: Cell) -> bool:
+        return out_open if c not in weights else 0 < weights[c] < total
+
+    def dead(c: Cell) -> bool:
+        near = {n for n in around(c) if n != clicked and undecided(n)}
+        return not near or any({x for x in cs if undecided(x)} == near for cs in number_cells)
+
+    living = [(w, c) for w, c in sorted((w, c) for c, w in weights.items() if w < total)
+              if not dead(c)][:2]
+    expected = living if living or out_open else None
+    assert living_lows(weights, total, out_open, around, index, clicked) == expected
