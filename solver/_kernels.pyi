@@ -1,7 +1,7 @@
 """Types of the compiled kernel (``solver/_kernels.pyx``) for mypy."""
 
-from collections.abc import Callable
-from typing import overload
+from collections.abc import Callable, Iterable
+from typing import TypeVar, overload
 
 MAX_CELLS: int
 
@@ -46,6 +46,11 @@ def living_lows(
     index: dict[tuple[int, int], list[tuple[tuple[int, int], ...]]],
     clicked: tuple[int, int],
 ) -> list[tuple[int, tuple[int, int]]] | None: ...
+_Con = TypeVar("_Con", bound=tuple[tuple[tuple[int, int], ...], int])
+
+def components(
+    constraints: Iterable[_Con],
+) -> list[tuple[tuple[tuple[int, int], ...], list[_Con]]]: ...
 
 class Closure:
     mines_decided: int

@@ -612,6 +612,71 @@ cdef signed char[::1] array_byte(int n):
     return array("b", bytes(n))
 
 
+# ---------------------------------------------------------------------- components
+def components(object constraints):
+    """Splits constraints (``(cells, mines)`` named tuples, ``cells`` not empty) into
+    independent groups: cells linked through shared numbers.  Returns ``(cells,
+    constraints)`` per group, its cells row-major and its constraints in the order
+    given, the groups by their first cell, row-major."""
+    cdef dict ids = {}
+    cdef list cells = [], cons = list(constraints), out = [], members
+    cdef Py_ssize_t n, i, j, first, r, width = 1
+    cdef int[::1] parent, group_of
+    for con in cons:
+        for c in con[0]:
+            if c not in ids:
+                ids[c] = len(cells)
+                cells.append(c)
+                if c[0] >= width:
+                    width = c[0] + 1
+    n = len(cells)
+    parent = array_int(n)
+    for i in range(n):
+        parent[i] = i
+    for con in cons:
+        members = list(con[0])
+        first = _find(parent, ids[members[0]])
+        for j in range(1, len(members)):
+            r = _find(parent, ids[members[j]])
+            if r != first:
+                parent[r] = first
+    group_of = array("i", [-1]) * n
+    keys = []  # per group: its cells as y * width + x
+    for i in range(n):
+        r = _find(parent, i)
+        if group_of[r] < 0:
+            group_of[r] = len(out)
+            out.append([])
+            keys.append([])
+        c = cells[i]
+        keys[group_of[r]].append(c[1] * width + c[0])
+    for con in cons:
+        r = _find(parent, ids[con[0][0]])
+        out[group_of[r]].append(con)
+    everything = []
+    for j in range(len(out)):
+        row = sorted(keys[j])
+        everything.append((row[0], tuple([(k % width, k // width) for k in row]), out[j]))
+    everything.sort(key=_first)
+    return [(cs, group) for _, cs, group in everything]
+
+
+def _first(item):
+    return item[0]
+
+
+cdef Py_ssize_t _find(int[::1] parent, Py_ssize_t c):
+    """The root of ``c``, shortening the path to it."""
+    cdef Py_ssize_t root = c, up
+    while parent[root] != root:
+        root = parent[root]
+    while c != root:
+        up = parent[c]
+        parent[c] = root
+        c = up
+    return root
+
+
 # ---------------------------------------------------------------------- the lookahead
 def living_lows(dict weights, object total, bint out_open, object around, dict index,
                 object clicked):

@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solver._kernels import Closure
+from solver._kernels import components as link
 from solver.errors import InvalidPositionError
 from solver.position import COVERED_CHARS, Cell, Position, cells_by_index
 
@@ -411,35 +412,7 @@ def components(
 ) -> list[tuple[tuple[Cell, ...], list[Constraint]]]:
     """Splits constraints into independent groups: cells linked through shared numbers.
 
-    Returns ``(cells, constraints)`` per component, cells sorted row-major.
+    Returns ``(cells, constraints)`` per component, cells sorted row-major, the
+    components by their first cell (compiled: :func:`solver._kernels.components`).
     """
-    parent: dict[Cell, Cell] = {}
-
-    def find(c: Cell) -> Cell:
-        root = c
-        while parent[root] != root:
-            root = parent[root]
-        while parent[c] != root:
-            parent[c], c = root, parent[c]
-        return root
-
-    cons = list(constraints)
-    for con in cons:
-        for c in con.cells:
-            parent.setdefault(c, c)
-        first = find(con.cells[0])
-        for c in con.cells[1:]:
-            r = find(c)
-            if r != first:
-                parent[r] = first
-    groups: dict[Cell, tuple[list[Cell], list[Constraint]]] = {}
-    for c in parent:
-        groups.setdefault(find(c), ([], []))[0].append(c)
-    for con in cons:
-        groups[find(con.cells[0])][1].append(con)
-    out = []
-    for cells, cs in groups.values():
-        cells.sort(key=lambda c: (c[1], c[0]))
-        out.append((tuple(cells), cs))
-    out.sort(key=lambda g: (g[0][0][1], g[0][0][0]))
-    return out
+    return link(constraints)

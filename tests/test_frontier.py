@@ -6,9 +6,10 @@ import random
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver.errors import InvalidPositionError
-from solver.frontier import frontier_of
+from solver.frontier import Constraint, components, frontier_of
 from solver.position import Position
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
@@ -38,3 +39,35 @@ def test_fold_rejects_a_contradiction() -> None:
     base = frontier_of(position)
     with pytest.raises(InvalidPositionError):
         base.fold({(1, 0): True, (0, 1): True})
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_components_are_the_connected_groups(data: st.DataObject) -> None:
+    """The compiled split against growing each group from its first constraint: the
+    same groups, cells row-major, constraints in the order given, groups by first cell."""
+    cells = [(x, y) for y in range(4) for x in range(data.draw(st.integers(1, 12)))]
+    cons = [
+        Constraint(tuple(sorted(c, key=lambda c: (c[1], c[0]))), m)
+        for c, m in data.draw(st.lists(
+            st.tuples(st.sets(st.sampled_from(cells), min_size=1, max_size=8),
+                      st.integers(0, 3)), max_size=12))
+    ]
+    left = list(range(len(cons)))
+    expected = []
+    while left:
+        group = [left.pop(0)]
+        linked = set(cons[group[0]].cells)
+        grown = True
+        while grown:
+            grown = False
+            for i in list(left):
+                if linked & set(cons[i].cells):
+                    left.remove(i)
+                    group.append(i)
+                    linked |= set(cons[i].cells)
+                    grown = True
+        expected.append((tuple(sorted(linked, key=lambda c: (c[1], c[0]))),
+                         [cons[i] for i in sorted(group)]))
+    expected.sort(key=lambda g: (g[0][0][1], g[0][0][0]))
+    assert components(cons) == expected
