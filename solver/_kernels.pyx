@@ -455,10 +455,11 @@ cdef class Closure:
         return cells, self.need[j]
 
     def linked(self, list seeds):
-        """The numbers with undecided cells reachable from ``seeds``, one sorted list per
-        component (numbers linked through shared undecided cells)."""
+        """The numbers with undecided cells reachable from ``seeds``, per component
+        (numbers linked through shared undecided cells): ``(numbers, cells)``, both
+        sorted, ``cells`` the component's undecided cells."""
         cdef int s, j, c, k, t, u
-        cdef signed char[::1] seen = array_byte(self.n)
+        cdef signed char[::1] seen = array_byte(self.n)  # 1: a number, 2: a cell
         groups = []
         for s in seeds:
             if seen[s] or not (0 <= self.code[s] <= 8) or self.free[s] == 0:
@@ -466,6 +467,7 @@ cdef class Closure:
             seen[s] = 1
             stack = [s]
             members = []
+            cells = []
             while stack:
                 j = stack.pop()
                 members.append(j)
@@ -473,13 +475,17 @@ cdef class Closure:
                     c = self.nb[8 * j + t]
                     if self.code[c] != COVERED or self.dec[c] != -1:
                         continue
+                    if not seen[c]:
+                        seen[c] = 2
+                        cells.append(c)
                     for u in range(self.nbn[c]):
                         k = self.nb[8 * c + u]
                         if not seen[k] and 0 <= self.code[k] <= 8 and self.free[k] > 0:
                             seen[k] = 1
                             stack.append(k)
             members.sort()
-            groups.append(members)
+            cells.sort()
+            groups.append((members, cells))
         return groups
 
     def live_numbers(self):

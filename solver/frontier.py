@@ -384,27 +384,18 @@ class FrontierTracker:
                 for j in comp.numbers:
                     comp_of.pop(j, None)
                 seeds.update(comp.numbers)
-        for members in closure.linked(sorted(seeds)):
-            comp = _component(members, [self._constraint(closure, j) for j in members])
+        every = self._cells
+        for members, cells in closure.linked(sorted(seeds)):
+            # numbers with the same cells give one constraint (the closure has checked
+            # that they agree)
+            merged: dict[tuple[Cell, ...], Constraint] = {}
+            for j in members:
+                con = self._constraint(closure, j)
+                merged.setdefault(con.cells, con)
+            comp = Component(tuple([every[i] for i in cells]), tuple(merged.values()),
+                             tuple(members))
             for j in members:
                 comp_of[j] = comp
-
-
-def _component(members: list[int], cons: list[Constraint]) -> Component:
-    """The component of the numbers ``members`` (sorted), whose constraints are ``cons``:
-    numbers with the same cells give one constraint (the closure has checked that they
-    agree)."""
-    merged: dict[tuple[Cell, ...], Constraint] = {}
-    cells: set[Cell] = set()
-    for con in cons:
-        if con.cells not in merged:
-            merged[con.cells] = con
-            cells.update(con.cells)
-    return Component(tuple(sorted(cells, key=_row_major)), tuple(merged.values()), tuple(members))
-
-
-def _row_major(c: Cell) -> tuple[int, int]:
-    return c[1], c[0]
 
 
 def components(
