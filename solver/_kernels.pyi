@@ -51,6 +51,9 @@ _Con = TypeVar("_Con", bound=tuple[tuple[tuple[int, int], ...], int])
 def components(
     constraints: Iterable[_Con],
 ) -> list[tuple[tuple[tuple[int, int], ...], list[_Con]]]: ...
+def pocket_places(
+    width: int, height: int, state: bytes | bytearray, pair_walls: int, box_walls: int
+) -> list[tuple[int, int, int, tuple[tuple[int, int], ...]]]: ...
 
 class Closure:
     mines_decided: int

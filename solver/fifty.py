@@ -24,10 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-import numpy as np
-
-from solver.frontier import Constraint, covered_mask
-from solver.position import Cell, Position
+from solver._kernels import pocket_places
+from solver.frontier import Constraint
+from solver.position import COVERED_CHARS, Cell, Position
 
 __all__ = ["Count", "Pocket", "forced_pair", "influence", "pockets"]
 
@@ -57,6 +56,9 @@ def _alike(position: Position, known: Mapping[Cell, bool], a: Cell, b: Cell) -> 
             return False
     return True
 
+
+_COVERED = bytes(chr(b) in COVERED_CHARS for b in range(256))
+"""A board byte to 1 when the cell is covered, else 0 (``bytes.translate``)."""
 
 Count = Callable[[Mapping[Cell, bool]], int]
 """Layouts of the current position with the given cells forced to mine/safe (0 if none)."""
@@ -88,56 +90,16 @@ def pockets(
     """Every 2x1, 1x2 and 2x2 pocket of undecided cells that at most ``pair_walls``
     more mines (for a pair; ``box_walls`` for a 2x2 block) would turn into a 50/50
     (JSMinesweeper's long-term risk)."""
-    w, h = position.width, position.height
-    # Cells padded by two on every side; off the board counts as neither kind.
-    undecided = np.zeros((h + 4, w + 4), dtype=bool)
-    blocked = np.zeros((h + 4, w + 4), dtype=bool)  # open: it tells the cells apart
-    free = np.zeros((h + 4, w + 4), dtype=np.int8)  # covered, not a known mine
-    covered = covered_mask(position)
-    inner = (slice(2, h + 2), slice(2, w + 2))
-    blocked[inner] = ~covered
-    mine = np.zeros((h, w), dtype=bool)
-    safe = np.zeros((h, w), dtype=bool)
+    width = position.width
+    state = bytearray("".join(position.rows).encode("ascii").translate(_COVERED))
     for (x, y), m in known.items():
-        (mine if m else safe)[y, x] = True
-    undecided[inner] = covered & ~mine & ~safe
-    free[inner] = covered & ~mine
-
-    def at(dx: int, dy: int, grid: np.ndarray) -> np.ndarray:
-        """``grid`` at (x + dx, y + dy) for every board cell (x, y)."""
-        return grid[2 + dy : h + 2 + dy, 2 + dx : w + 2 + dx]
-
-    def side(grid: np.ndarray, offsets: list[tuple[int, int]]) -> np.ndarray:
-        return sum((at(dx, dy, grid).astype(np.int8) for dx, dy in offsets),
-                   np.zeros((h, w), dtype=np.int8))
-
-    here = at(0, 0, undecided)
-    horizontal = [(dx, k) for dx in (-1, 2) for k in (-1, 0, 1)]
-    vertical = [(k, dy) for dy in (-1, 2) for k in (-1, 0, 1)]
-    corners = [(-1, -1), (2, -1), (-1, 2), (2, 2)]
-    kinds = [
-        ((1, 0), horizontal, here & at(1, 0, undecided) & (side(blocked, horizontal) == 0)
-         & (side(free, horizontal) <= min(pair_walls, mines_left - 1))),
-        ((0, 1), vertical, here & at(0, 1, undecided) & (side(blocked, vertical) == 0)
-         & (side(free, vertical) <= min(pair_walls, mines_left - 1))),
-        ((1, 1), corners, here & at(1, 0, undecided) & at(0, 1, undecided)
-         & at(1, 1, undecided) & (side(blocked, corners) == 0)
-         & (side(free, corners) <= min(box_walls, mines_left - 2))),
-    ]
-    places = sorted(
-        (y, x, k)
-        for k, (_, _, ok) in enumerate(kinds)
-        for y, x in zip(*(a.tolist() for a in np.nonzero(ok)))
-    )
-    stride = w + 4
-    is_free = free.ravel().tolist()  # plain lists: read a few hundred times
+        i = y * width + x
+        if state[i]:
+            state[i] = 2 if m else 3
+    places = pocket_places(width, position.height, state, min(pair_walls, mines_left - 1),
+                           min(box_walls, mines_left - 2))
     found: list[Pocket] = []
-    for y, x, k in places:
-        (dx, dy), offsets, _ = kinds[k]
-        at_xy = (y + 2) * stride + x + 2
-        missing = tuple([
-            (x + ox, y + oy) for ox, oy in offsets if is_free[at_xy + oy * stride + ox]
-        ])
+    for x, y, k, missing in places:
         walls = dict.fromkeys(missing, True)
         if k == 2:
             box = ((x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1))
@@ -145,7 +107,7 @@ def pockets(
             if weight:
                 found.append(Pocket(box, missing, weight))
             continue
-        other = (x + dx, y + dy)
+        other = (x + 1, y) if k == 0 else (x, y + 1)
         weight = count(walls | {(x, y): True, other: False})
         if weight:
             found.append(Pocket(((x, y), other), missing, weight))

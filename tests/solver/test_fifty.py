@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from solver._kernels import pocket_places
 from solver.fifty import forced_pair, influence, pockets
 from solver.frontier import frontier_of
 from solver.position import Cell, Position
@@ -114,3 +115,36 @@ def test_forced_counts_equal_enumeration(
     forced = {undecided[i % len(undecided)]: m for i, m in picks}
     expected = sum(all((c in lay) == m for c, m in forced.items()) for lay in lays)
     assert situation._count_with(forced) == expected, (position.to_text(), forced)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_pocket_places_follow_the_definition(data: st.DataObject) -> None:
+    """The compiled scan against the definition read plainly, cell by cell: undecided
+    pairs and blocks whose distinguishing cells are none open and at most so many
+    covered cells not known mines (off the board counts as neither)."""
+    width, height = data.draw(st.integers(1, 7)), data.draw(st.integers(1, 6))
+    state = bytes(data.draw(st.lists(st.integers(0, 3), min_size=width * height,
+                                     max_size=width * height)))
+    pair_walls, box_walls = data.draw(st.integers(-1, 6)), data.draw(st.integers(-1, 4))
+
+    def at(x: int, y: int) -> int | None:
+        return state[y * width + x] if 0 <= x < width and 0 <= y < height else None
+
+    pair = [(dx, k) for dx in (-1, 2) for k in (-1, 0, 1)]
+    kinds = [
+        ([(0, 0), (1, 0)], pair, pair_walls),
+        ([(0, 0), (0, 1)], [(k, d) for d, k in pair], pair_walls),
+        ([(0, 0), (1, 0), (0, 1), (1, 1)], [(-1, -1), (2, -1), (-1, 2), (2, 2)], box_walls),
+    ]
+    expected = []
+    for y in range(height):
+        for x in range(width):
+            for k, (cells, sides, limit) in enumerate(kinds):
+                if any(at(x + dx, y + dy) != 1 for dx, dy in cells):
+                    continue
+                around = [(x + dx, y + dy) for dx, dy in sides]
+                missing = tuple(c for c in around if at(*c) in (1, 3))
+                if all(at(*c) != 0 for c in around) and len(missing) <= limit:
+                    expected.append((x, y, k, missing))
+    assert pocket_places(width, height, state, pair_walls, box_walls) == expected
