@@ -54,6 +54,9 @@ def components(
 def pocket_places(
     width: int, height: int, state: bytes | bytearray, pair_walls: int, box_walls: int
 ) -> list[tuple[int, int, int, tuple[tuple[int, int], ...]]]: ...
+def classes(
+    key: tuple[tuple[tuple[int, int], ...], ...],
+) -> tuple[list[list[tuple[int, int]]], list[list[int]]]: ...
 
 class Closure:
     mines_decided: int

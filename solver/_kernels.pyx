@@ -220,6 +220,58 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
         free(s.out)
 
 
+# ---------------------------------------------------------------------- classes
+def classes(tuple key):
+    """The cells of the constraints whose cells are ``key`` in classes, in search
+    order, and the constraints (indices into ``key``) of each class
+    (:func:`solver.counting._classes_of` says why).
+
+    Cells that lie in exactly the same constraints form one class, its cells in the
+    order first met; classes go breadth-first through shared constraints, starting
+    from the largest signature not yet reached (the first such, on ties)."""
+    cdef dict cell_cons = {}, by_sig = {}
+    cdef list sigs, con_sigs, order = [], queue, js
+    cdef Py_ssize_t n, i, i2, j, head, start
+    cdef tuple sig
+    for j in range(len(key)):
+        for c in <tuple>key[j]:
+            js = cell_cons.get(c)
+            if js is None:
+                cell_cons[c] = [j]
+            else:
+                js.append(j)
+    for c, js in cell_cons.items():
+        sig = tuple(js)
+        members = by_sig.get(sig)
+        if members is None:
+            by_sig[sig] = [c]
+        else:
+            members.append(c)
+    sigs = list(by_sig)
+    n = len(sigs)
+    con_sigs = [[] for _ in range(len(key))]
+    for i in range(n):
+        for j in <tuple>sigs[i]:
+            (<list>con_sigs[j]).append(i)
+    cdef signed char[::1] seen = array_byte(n)
+    for _, start in sorted([(-len(<tuple>sigs[i]), i) for i in range(n)]):
+        if seen[start]:
+            continue
+        queue = [start]
+        seen[start] = 1
+        head = 0
+        while head < len(queue):
+            i = queue[head]
+            head += 1
+            order.append(i)
+            for j in <tuple>sigs[i]:
+                for i2 in <list>con_sigs[j]:
+                    if not seen[i2]:
+                        seen[i2] = 1
+                        queue.append(i2)
+    return [by_sig[sigs[i]] for i in order], [list(sigs[i]) for i in order]
+
+
 # ---------------------------------------------------------------------- combining
 def weigh(list dists, list cell_counts, long outside, long mines_left, object ways):
     """Exact layout weights of independent components with ``outside`` unconstrained

@@ -22,7 +22,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from math import comb
 
-from solver._kernels import assignments, tally, weigh
+from solver._kernels import assignments, classes, tally, weigh
 from solver.frontier import Constraint
 
 __all__ = [
@@ -176,36 +176,10 @@ def _classes_of(
     Cells that lie in exactly the same constraints are interchangeable: they form one
     class, assigned a mine count k at once with multiplicity C(size, k).  Classes go in
     breadth-first order through shared constraints, so each constraint is completed
-    (and checked) soon after its first class is assigned.
+    (and checked) soon after its first class is assigned (compiled:
+    :func:`solver._kernels.classes`).
     """
-    cell_cons: dict[tuple[int, int], list[int]] = {}
-    for j, cells in enumerate(key):
-        for c in cells:
-            cell_cons.setdefault(c, []).append(j)
-    by_sig: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-    for c, js in cell_cons.items():
-        by_sig.setdefault(tuple(js), []).append(c)
-    sigs = list(by_sig)
-    con_sigs: dict[int, list[int]] = {}
-    for i, sig in enumerate(sigs):
-        for j in sig:
-            con_sigs.setdefault(j, []).append(i)
-    order: list[int] = []
-    seen: set[int] = set()
-    for start in sorted(range(len(sigs)), key=lambda i: -len(sigs[i])):
-        if start in seen:
-            continue
-        queue = [start]
-        seen.add(start)
-        while queue:
-            i = queue.pop(0)
-            order.append(i)
-            for j in sigs[i]:
-                for i2 in con_sigs[j]:
-                    if i2 not in seen:
-                        seen.add(i2)
-                        queue.append(i2)
-    return [by_sig[sigs[i]] for i in order], [list(sigs[i]) for i in order]
+    return classes(key)
 
 
 def _enumerate(key: Key, node_limit: int) -> Table:

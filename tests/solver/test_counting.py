@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver import counting
-from solver._kernels import weigh
+from solver._kernels import classes, weigh
 from solver.frontier import Constraint, components, frontier_of
 from solver.position import Position
 from tests import oracle
@@ -135,3 +135,31 @@ def test_varying_tables_equal_each_count_alone(data: st.DataObject) -> None:
         assert (got.cells, got.totals, got.cell_counts, got.constraints) == (
             expected.cells, expected.totals, expected.cell_counts, expected.constraints)
         assert vary.table(v) is got  # the second time from the cache
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data())
+def test_classes_group_cells_by_their_constraints(data: st.DataObject) -> None:
+    """The compiled classes: each holds the cells in exactly its constraints (all of
+    them, in the order first met), and each class after the first of a connected part
+    shares a constraint with one before it (breadth-first through shared constraints,
+    from the largest signature)."""
+    cells = [(x, y) for y in range(3) for x in range(4)]
+    key = tuple(
+        tuple(sorted(c, key=lambda c: (c[1], c[0])))
+        for c in data.draw(st.lists(st.sets(st.sampled_from(cells), min_size=1), max_size=6))
+    )
+    got, cons_of = classes(key)
+    member = {c: [j for j, cs in enumerate(key) if c in cs] for cs in key for c in cs}
+    met = [c for cs in key for c in cs].index
+    for cls, js in zip(got, cons_of, strict=True):
+        assert all(member[c] == js for c in cls)
+        assert cls == sorted(cls, key=met)
+    assert len({tuple(js) for js in cons_of}) == len(cons_of)
+    assert sorted(c for cls in got for c in cls) == sorted(member)
+    reached: set[int] = set()
+    for i, js in enumerate(cons_of):
+        if i and not reached & set(js):
+            # a new connected part starts with the largest signature left
+            assert len(js) == max(len(o) for o in cons_of[i:] if not reached & set(o))
+        reached |= set(js)
