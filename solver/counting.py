@@ -14,6 +14,7 @@ lookahead and the endgame need); :mod:`solver.probability` is the public exact m
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 from collections import OrderedDict
@@ -129,7 +130,7 @@ class Varying:
 
     def __init__(self, constraints: Sequence[Constraint], shown: Constraint,
                  node_limit: int) -> None:
-        self._others = [con for con in constraints if con is not shown]
+        self._others = sorted([con for con in constraints if con is not shown])
         self._cells = shown.cells
         self._node_limit = node_limit
         self._found: list[tuple[dict[int, int], dict[int, list[int]]]] | None = None
@@ -139,7 +140,9 @@ class Varying:
     def table(self, v: int) -> Table:
         """The table with ``v`` mines among ``shown``'s cells; raises :class:`TooBig`."""
         number = Constraint(self._cells, v)
-        key: Key = tuple(sorted([*self._others, number]))
+        others = self._others
+        at = bisect.bisect_right(others, number)  # where a stable sort puts it
+        key: Key = (*others[:at], number, *others[at:])
         table = _CACHE.get(key)
         if table is not None:
             _CACHE.move_to_end(key)

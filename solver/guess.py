@@ -13,13 +13,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
 from solver import counting, endgame, fifty, lookahead, regions
 from solver.errors import InvalidPositionError
 from solver.frontier import Frontier, components, covered_mask, fold_constraints
-from solver.position import Cell, Position, cells_by_index
+from solver.position import COVERED_CHARS, Cell, Position, cells_by_index, neighbour_lists
 from solver.profiles import Profile
 
 __all__ = ["POLICIES", "Guess", "Situation", "guess", "score", "shortlist"]
@@ -158,16 +159,17 @@ class Situation:
 
     def around(self, cell: Cell) -> frozenset[Cell]:
         """The cell's undecided covered neighbours."""
-        near = self._memo.setdefault("near", {})
-        assert isinstance(near, dict)
+        near = cast("dict[Cell, frozenset[Cell]] | None", self._memo.get("near"))
+        if near is None:
+            near = self._memo["near"] = {}
         got = near.get(cell)
         if got is None:
             position, known = self.position, self.known
-            got = near[cell] = frozenset(
-                n for n in position.neighbours(*cell)
-                if position.is_covered(*n) and n not in known
-            )
-        assert isinstance(got, frozenset)
+            width, rows = position.width, position.rows
+            got = near[cell] = frozenset([
+                n for n in neighbour_lists(width, position.height)[cell[1] * width + cell[0]]
+                if rows[n[1]][n[0]] in COVERED_CHARS and n not in known
+            ])
         return got
 
     def relief(self) -> dict[Cell, float]:

@@ -208,7 +208,7 @@ def _branch(
     v: int, cnt: counting.Count, n_out: int, lows: list[tuple[int, Cell]] | None = None
 ) -> Branch:
     weight = cnt.weight
-    safe = frozenset(c for c, w in cnt.mine_weight.items() if w == 0)
+    safe = frozenset([c for c, w in cnt.mine_weight.items() if w == 0])
     cleared = len(safe)
     out_w = cnt.outside_mine_weight
     if n_out and out_w == 0:
