@@ -4,9 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
+
+from solver.bench.args import seconds
 
 __all__ = ["add_arguments", "run"]
 
@@ -20,17 +21,6 @@ def _port(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"{port} is not a port (0 to 65535; 0: any free one)")
     return port
-
-
-def _seconds(text: str) -> float:
-    """A time budget: a finite number above 0 (a budget of 0 refused every move)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"{text} is not a time (seconds above 0)")
-    return value
 
 
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
@@ -50,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=1,
         help="server processes sharing the port and the store (default 1)",
     )
-    parser.add_argument("--budget", type=_seconds, default=None,
+    parser.add_argument("--budget", type=seconds(0.0), default=None,  # 0 refused every move
                         help="solver seconds per move (default 5)")
     parser.add_argument(
         "--count-encoding",

@@ -64,8 +64,8 @@ def test_serve_refuses_a_port_that_is_not_one(
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["--budget", "0"], "0 is not a time (seconds above 0)"),
-    (["--budget", "nan"], "nan is not a time"),
+    (["--budget", "0"], "0 seconds: give more than 0"),
+    (["--budget", "nan"], "nan seconds: give more than 0"),
     (["--budget", "soon"], "'soon' is not a number of seconds"),
     (["--log-level", "loud"], "invalid choice: 'loud'"),
 ])
