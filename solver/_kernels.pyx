@@ -12,6 +12,7 @@ at most 120 cells; a larger one is reported as too big, like one past the node l
 
 from array import array
 
+cimport cython
 from libc.stdlib cimport free, malloc
 
 cdef extern from *:
@@ -149,8 +150,11 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
     cdef Search s
     cdef int i, j, k, t, total_cells = sum(sizes), n = len(sizes), ncons = len(need)
     cdef int stride = (max(sizes) if sizes else 0) + 1
-    cdef int layers = room[split] + 1 if split >= 0 else 1
+    cdef int layers = 1
     cdef u128 b
+    _check_search(cons_of, sizes, need, room, split)
+    if split >= 0:
+        layers = room[split] + 1
     if total_cells > MAX_CELLS:
         return None
     s.n = n
@@ -221,6 +225,27 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
 
 
 # ---------------------------------------------------------------------- classes
+cdef _check_search(list cons_of, list sizes, list need, list room, int split):
+    """Refuses arguments the search would read or write past its memory with (it runs
+    without bounds checks): a ValueError, not a crashed process."""
+    cdef Py_ssize_t n = len(sizes), ncons = len(need), split_cells = 0
+    if len(cons_of) != n or len(room) != ncons:
+        raise ValueError("cons_of and sizes, need and room must have equal lengths")
+    if split >= ncons or split < -1:
+        raise ValueError(f"split {split} is not a constraint of {ncons}")
+    for i in range(n):
+        if sizes[i] < 0:
+            raise ValueError(f"class {i} has {sizes[i]} cells")
+        for j in cons_of[i]:
+            if not 0 <= j < ncons:
+                raise ValueError(f"class {i} names constraint {j} of {ncons}")
+            if j == split:
+                split_cells += sizes[i]
+    if split >= 0 and room[split] < split_cells:
+        raise ValueError(f"the split constraint's room {room[split]} is less than its"
+                         f" classes' {split_cells} cells")
+
+
 def classes(tuple key):
     """The cells of the constraints whose cells are ``key`` in classes, in search
     order, and the constraints (indices into ``key``) of each class
@@ -273,6 +298,7 @@ def classes(tuple key):
 
 
 # ---------------------------------------------------------------------- combining
+@cython.boundscheck(True)  # Python lists of callers' making: IndexError, not a crash
 def weigh(list dists, list cell_counts, long outside, long mines_left, object ways):
     """Exact layout weights of independent components with ``outside`` unconstrained
     cells and ``mines_left`` mines among them all (Python integers throughout).
@@ -335,6 +361,7 @@ def weigh(list dists, list cell_counts, long outside, long mines_left, object wa
     return weight, outside_mine, mine
 
 
+@cython.boundscheck(True)  # Python lists of callers' making: IndexError, not a crash
 cdef list _dense(dict dist):
     """A mine-count distribution as a list by mine count."""
     out = [0] * (max(dist) + 1 if dist else 0)
@@ -343,6 +370,7 @@ cdef list _dense(dict dist):
     return out
 
 
+@cython.boundscheck(True)  # Python lists of callers' making: IndexError, not a crash
 cdef list _convolve(list a, list b, long cap):
     """The distribution of the sum of two independent mine counts, up to ``cap``."""
     cdef Py_ssize_t na = len(a), nb = len(b), i, j, size
@@ -400,6 +428,8 @@ cdef class Closure:
 
     def __init__(self, int width, int height, bytes flat):
         cdef int i, x, y, dx, dy, t
+        if width < 1 or height < 1 or len(flat) != width * height:
+            raise ValueError(f"{len(flat)} cells for a {width}x{height} board")
         self.width, self.height, self.n = width, height, width * height
         n = self.n
         self.code = array_byte(n)
@@ -681,7 +711,11 @@ def components(object constraints):
     cdef Py_ssize_t n, i, j, first, r, width = 1
     cdef int[::1] parent, group_of
     for con in cons:
+        if not con[0]:
+            raise ValueError(f"a constraint without cells: {con!r}")
         for c in con[0]:
+            if c[0] < 0 or c[1] < 0:
+                raise ValueError(f"a cell off the board: {c!r}")
             if c not in ids:
                 ids[c] = len(cells)
                 cells.append(c)
@@ -754,6 +788,8 @@ def pocket_places(int width, int height, const unsigned char[::1] state, int pai
     cdef int x, y, k, t, nx, ny, sides, blocked, walls, limit
     cdef int* offsets
     cdef unsigned char c
+    if width < 0 or height < 0 or state.shape[0] != width * height:
+        raise ValueError(f"{state.shape[0]} cells of state for a {width}x{height} board")
     out = []
     for y in range(height):
         for x in range(width):

@@ -1,0 +1,52 @@
+"""The compiled kernels run without bounds checks: arguments they cannot read safely are
+refused with an exception, never a crashed process (an audit segfaulted three of them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from solver import _kernels
+from solver.frontier import Constraint, components
+
+
+def _ways(n: int, k: int) -> int:
+    return 1
+
+
+@pytest.mark.parametrize(("call", "error", "says"), [
+    (lambda: components([Constraint((), 0)]), ValueError, "a constraint without cells"),
+    (lambda: components([Constraint(((0, 0),), 1), Constraint((), 0)]), ValueError,
+     "a constraint without cells"),
+    (lambda: components([Constraint(((-1, 0), (1, 0)), 1)]), ValueError,
+     "a cell off the board: (-1, 0)"),
+    (lambda: _kernels.tally([], [], [], [], 1000, 0), ValueError,
+     "split 0 is not a constraint of 0"),
+    (lambda: _kernels.tally([[0], [0]], [3, 3], [2], [1], 1000, 0), ValueError,
+     "room 1 is less than its classes' 6 cells"),
+    (lambda: _kernels.tally([[1]], [2], [1], [2], 1000), ValueError,
+     "class 0 names constraint 1 of 1"),
+    (lambda: _kernels.assignments([[0]], [2, 3], [1], [2], 1000, 10), ValueError,
+     "equal lengths"),
+    (lambda: _kernels.weigh([{0: 1, 1: 2}], [{0: [0], 1: [1] * 10000}], 5, 2, _ways),
+     IndexError, ""),
+    (lambda: _kernels.pocket_places(1000, 1000, bytes([1] * 10), 3, 3), ValueError,
+     "10 cells of state for a 1000x1000 board"),
+    (lambda: _kernels.Closure(100, 100, b"1"), ValueError, "1 cells for a 100x100 board"),
+])
+def test_a_kernel_refuses_what_it_cannot_read_safely(
+    call: Callable[[], Any], error: type[Exception], says: str,
+) -> None:
+    with pytest.raises(error) as raised:
+        call()
+    assert says in str(raised.value)
+
+
+def test_a_split_search_with_its_exact_room_still_counts() -> None:
+    """The check lets through what ``counting.Varying`` passes: the split constraint's
+    room equal to its classes' cells (here one constraint over 2 + 1 cells)."""
+    by_mines = _kernels.tally([[0], [0]], [2, 1], [0], [3], 1000, 0)
+    assert by_mines is not None
+    assert [totals[m] for m, (totals, _) in enumerate(by_mines)] == [1, 3, 3, 1]
