@@ -456,46 +456,33 @@ def test_ctrl_c_stops_every_worker_without_a_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
-def test_the_creation_limit_is_one_bucket_over_every_process(store_url: str) -> None:
+@pytest.mark.parametrize(("limits", "side", "made", "says", "wait"), [
+    # sixteen 9x9 games, a burst of four: per-process buckets gave eight
+    ({"create_per_minute": 6, "create_burst": 4}, 9, 4, "too many new games", (1, 10)),
+    # sixteen 10x10 games, 1,000 cells a day: a board's cells taken in one statement
+    ({"create_per_minute": 0, "create_cells_per_day": 1000}, 10, 10, "too many cells",
+     (8500, 8640)),
+])
+def test_a_creation_limit_is_one_bucket_over_every_process(
+    store_url: str, limits: dict[str, int], side: int, made: int, says: str,
+    wait: tuple[int, int],
+) -> None:
     """A client's new games draw on one bucket in the store, not one a process: sixteen
-    parallel creations split over two processes with a burst of four get exactly four
-    games (per-process buckets gave eight)."""
-    limited = [LiveServer(store_url, create_per_minute=6, create_burst=4).start()
-               for _ in range(2)]
+    parallel creations split over two processes get exactly what one bucket holds."""
+    limited = [LiveServer(store_url, **limits).start() for _ in range(2)]
     try:
         def create(i: int) -> httpx.Response:
             return httpx.post(f"{limited[i % 2].url}/api/games",
-                              json={"width": 9, "height": 9, "mines": 10}, timeout=30)
+                              json={"width": side, "height": side, "mines": 10}, timeout=30)
 
         with ThreadPoolExecutor(16) as pool:
             answers = list(pool.map(create, range(16)))
         codes = sorted(r.status_code for r in answers)
-        assert codes == [201] * 4 + [429] * 12, codes
+        assert codes == [201] * made + [429] * (16 - made), codes
         for r in answers:
             if r.status_code == 429:
-                assert 1 <= int(r.headers["retry-after"]) <= 10
-                assert "too many new games" in r.json()["detail"]
-    finally:
-        for server in limited:
-            server.stop()
-
-
-def test_a_days_cells_are_one_bucket_over_every_process(store_url: str) -> None:
-    """The cells bucket takes a board's cells in one statement too: sixteen parallel
-    10x10 creations over two processes with 1,000 cells a day get exactly ten games."""
-    limited = [LiveServer(store_url, create_per_minute=0, create_cells_per_day=1000).start()
-               for _ in range(2)]
-    try:
-        def create(i: int) -> httpx.Response:
-            return httpx.post(f"{limited[i % 2].url}/api/games",
-                              json={"width": 10, "height": 10, "mines": 10}, timeout=30)
-
-        with ThreadPoolExecutor(16) as pool:
-            answers = list(pool.map(create, range(16)))
-        codes = sorted(r.status_code for r in answers)
-        assert codes == [201] * 10 + [429] * 6, codes
-        assert all("too many cells" in r.json()["detail"]
-                   for r in answers if r.status_code == 429)
+                assert wait[0] <= int(r.headers["retry-after"]) <= wait[1]
+                assert says in r.json()["detail"]
     finally:
         for server in limited:
             server.stop()
