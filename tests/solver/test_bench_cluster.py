@@ -59,7 +59,9 @@ def test_interrupted_cluster_run_resumes(
     scheduler: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
 ) -> None:
     out, summary = tmp_path / "r.jsonl", tmp_path / "s.json"
-    games = 40  # 3 games a chunk: the first lines come long before the last
+    # 12 games a chunk: the first lines come seconds before the last (with 40 games, the
+    # compiled solver finished them all before a loaded CI machine sent the Ctrl-C)
+    games = 200
     args = ["bench", "--cluster", scheduler, "--preset", "expert", "--games", str(games),
             "--seed", "9", "--no-progress", "--out", str(out)]
     run = subprocess.Popen([sys.executable, "-m", "kaboom", *args], stdout=subprocess.PIPE,
