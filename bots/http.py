@@ -237,8 +237,8 @@ class HttpClient:
         self._gone = False  # whatever it says, the server answered
         if response.status_code in _RETRY_STATUS:
             raise _Transient(f"{what}: HTTP {response.status_code}: {_detail(response)}")
-        if response.status_code == 429 and _retry_after(response) <= _MAX_WAIT_S:
-            raise _Wait(_retry_after(response))
+        if response.status_code == 429 and (wait := _retry_after(response)) <= _MAX_WAIT_S:
+            raise _Wait(wait)
         if response.status_code >= 400:
             raise ApiError(response.status_code, _detail(response), what)
         self.latencies[kind].append(elapsed)

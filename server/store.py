@@ -325,24 +325,23 @@ class SqliteStore(_SqlStore):
         if synchronous.upper() not in {"OFF", "NORMAL", "FULL"}:
             raise ValueError(f"unknown synchronous mode {synchronous!r}")
         self._lock = threading.Lock()
+        db: sqlite3.Connection | None = None
         try:
             if str(path) != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(
+            db = self._db = sqlite3.connect(
                 str(path), check_same_thread=False, isolation_level=None, timeout=LOCK_WAIT_S
             )
-        except (OSError, sqlite3.Error) as exc:
-            raise StoreOpenError(f"cannot open the SQLite database {path}: {exc}") from exc
-        try:
-            _switch_to_wal(self._db, deadline=time.monotonic() + LOCK_WAIT_S)
-            self._db.execute(f"PRAGMA synchronous={synchronous}")
+            _switch_to_wal(db, deadline=time.monotonic() + LOCK_WAIT_S)
+            db.execute(f"PRAGMA synchronous={synchronous}")
             with self._tx() as cur:
                 has = cur.execute(
                     "SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
                 ).fetchone()
                 self._migrate(cur, has is not None)
-        except sqlite3.Error as exc:  # not a database, a directory, a lock held too long
-            self._db.close()
+        except (OSError, sqlite3.Error) as exc:  # a folder, not a database, a lock held long
+            if db is not None:
+                db.close()
             raise StoreOpenError(f"cannot open the SQLite database {path}: {exc}") from exc
 
     @contextmanager

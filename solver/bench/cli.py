@@ -116,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         "games": args.games, "seed": args.seed, "profile": args.profile, "jobs": args.jobs,
         "cluster": args.cluster, "out": args.out,
     }
+    resume = f"; the games played are in {args.out}, rerun to resume" if args.out else ""
     seeds = [game_seed(args.seed, i) for i in range(args.games)]
     try:
         with contextlib.ExitStack() as stack:
@@ -142,12 +143,10 @@ def run(args: argparse.Namespace) -> int:
             if cluster is not None:
                 s.settings["games_by_worker"] = dict(sorted(cluster.games_by_worker.items()))
     except KeyboardInterrupt:
-        where = f"; the games played are in {args.out}, rerun to resume" if args.out else ""
-        print(f"kaboom bench: interrupted{where}", file=sys.stderr)
+        print(f"kaboom bench: interrupted{resume}", file=sys.stderr)
         return 130
     except ClusterError as e:
-        where = f"; the games played are in {args.out}, rerun to resume" if args.out else ""
-        print(f"kaboom bench: {e}{where}", file=sys.stderr)
+        print(f"kaboom bench: {e}{resume}", file=sys.stderr)
         return 2
     except ResultsFileError as e:
         print(f"kaboom bench: {e}", file=sys.stderr)

@@ -112,7 +112,7 @@ class Cluster:
                 f"fewer than {workers} workers joined {self.address} within {timeout:.0f} s; "
                 f"start some with `dask worker {self.address} --nthreads 1 --nworkers N`"
             ) from None
-        return int(sum(self._client.nthreads().values()))
+        return self._threads()
 
     def check_workers(self) -> None:
         """Raises :class:`ClusterError` unless every worker can import the solver."""
