@@ -32,6 +32,7 @@ __all__ = [
     "Position",
     "cells_by_index",
     "covered_count",
+    "neighbour_indices",
     "neighbour_lists",
     "neighbours",
 ]
@@ -145,6 +146,14 @@ def neighbour_lists(width: int, height: int) -> tuple[tuple[Cell, ...], ...]:
     visit many cells (a flood fill); kept for a few board sizes only."""
     return tuple(
         tuple(neighbours(i % width, i // width, width, height)) for i in range(width * height)
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def neighbour_indices(width: int, height: int) -> tuple[tuple[int, ...], ...]:
+    """:func:`neighbour_lists` as flat indices, for loops over a flat board."""
+    return tuple(
+        tuple(ny * width + nx for nx, ny in around) for around in neighbour_lists(width, height)
     )
 
 

@@ -14,6 +14,7 @@ the same game.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable
 
@@ -26,14 +27,18 @@ from solver.position import (
     Move,
     MoveKind,
     Position,
-    neighbour_lists,
+    neighbour_indices,
     neighbours,
 )
 
 __all__ = ["ANCHORS", "PRESETS", "SimulatedGame", "parse_board", "preset"]
 
 COVERED, FLAG = CellState.COVERED.value, CellState.FLAG.value
-_DIGITS = tuple(str(n) for n in range(9))
+_COVERED_BYTE = COVERED.encode("ascii")
+_FLAG_BYTE, _EXPLODED_BYTE = ord(FLAG), ord(CellState.EXPLODED.value)
+_ZERO_BYTE, _MINE_BYTE = ord("0"), ord(CellState.MINE.value)
+_AS_DIGIT = bytes(range(ord("0"), ord("0") + 9)).ljust(256, b"?")
+"""A cell's mine count (0-8) as its digit."""
 
 PRESETS: dict[str, tuple[int, int, int]] = {
     "beginner": (9, 9, 10),
@@ -95,11 +100,14 @@ class SimulatedGame:
         self.rule = FirstClick(rule)
         self.seed = seed
         self.layout: frozenset[Cell] | None = None
-        self._numbers: list[int] = []
-        """Each cell's number by flat index, counted once the layout is placed."""
+        self._shown = b""
+        """What each cell shows once opened, by flat index (``*`` for a mine), counted
+        once the layout is placed."""
         self.outcome = GameStatus.PLAYING
         self.moves = 0
-        self._board = [[COVERED] * width for _ in range(height)]
+        self._board = bytearray(_COVERED_BYTE * (width * height))
+        """The player's board, flat, one ASCII character a cell: a bench plays millions
+        of moves, and a flat board is read and written without building tuples."""
         self._covered = width * height
 
     @classmethod
@@ -108,17 +116,17 @@ class SimulatedGame:
         :func:`solver.probability.sample_layout` draws): rollouts and what-ifs continue
         from a position the player saw, on a world that agrees with it."""
         game = cls(position.width, position.height, position.mines)
-        game.layout = frozenset(layout)
-        game._numbers = game._count(game.layout)
-        width = position.width
+        game._lay(frozenset(layout))
+        width, shown, board = position.width, game._shown, game._board
         for y, row in enumerate(position.rows):
             for x, ch in enumerate(row):
+                i = y * width + x
                 if ch == FLAG:
-                    game._board[y][x] = FLAG
+                    board[i] = _FLAG_BYTE
                 elif ch.isdigit():
-                    if (x, y) in game.layout or int(ch) != game._numbers[y * width + x]:
+                    if ord(ch) != shown[i]:
                         raise ValueError(f"the layout does not agree with ({x}, {y})")
-                    game._board[y][x] = ch
+                    board[i] = shown[i]
                     game._covered -= 1
                 elif ch not in (COVERED, CellState.QUESTION):
                     raise ValueError(f"({x}, {y}) shows {ch!r}: the game is over")
@@ -127,10 +135,12 @@ class SimulatedGame:
     # ------------------------------------------------------------------ view
     def position(self) -> Position:
         """What the player sees now."""
-        return Position(self.width, self.height, self.mines, tuple(map("".join, self._board)))
+        flat, width = self._board.decode("ascii"), self.width
+        rows = tuple([flat[i : i + width] for i in range(0, len(flat), width)])
+        return Position(self.width, self.height, self.mines, rows)
 
     def char(self, x: int, y: int) -> str:
-        return self._board[y][x]
+        return chr(self._board[y * self.width + x])
 
     @property
     def covered(self) -> int:
@@ -145,9 +155,10 @@ class SimulatedGame:
             raise InvalidMoveError(f"{move} is off the board")
         self.moves += 1
         if move.kind is MoveKind.FLAG:
-            ch = self._board[move.y][move.x]
-            if ch in (COVERED, FLAG):
-                self._board[move.y][move.x] = FLAG if ch == COVERED else COVERED
+            i = move.y * self.width + move.x
+            ch = self._board[i]
+            if ch in (_COVERED_BYTE[0], _FLAG_BYTE):
+                self._board[i] = _FLAG_BYTE if ch != _FLAG_BYTE else _COVERED_BYTE[0]
             return self.outcome
         if move.kind is MoveKind.CHORD:
             return self._chord(move.x, move.y)
@@ -157,44 +168,46 @@ class SimulatedGame:
         """Plays a decision's moves in order until the game ends; a reveal of a cell
         that a flood fill opened meanwhile is skipped, as a player would."""
         board, width, height = self._board, self.width, self.height
+        covered = _COVERED_BYTE[0]
         for move in moves:
             if self.outcome is not GameStatus.PLAYING:
                 break
             x, y = move.x, move.y
             if move.kind is not MoveKind.REVEAL or not (0 <= x < width and 0 <= y < height):
                 self.play(move)
-            elif board[y][x] == COVERED:  # what play() does with it, without its checks
+            elif board[y * width + x] == covered:  # what play() does, without its checks
                 self.moves += 1
                 self.reveal(x, y)
         return self.outcome
 
     def reveal(self, x: int, y: int) -> GameStatus:
         """Opens ``(x, y)`` (flood-filling zeros); a mine loses the game."""
-        if self._board[y][x] != COVERED:
-            if self._board[y][x] == FLAG:
+        i = y * self.width + x
+        ch = self._board[i]
+        if ch != _COVERED_BYTE[0]:
+            if ch == _FLAG_BYTE:
                 return self.outcome
             raise IllegalMoveError(f"({x}, {y}) is already open")
         if self.layout is None:
-            self.layout = self._place(x, y)
-            self._numbers = self._count(self.layout)
-        if (x, y) in self.layout:
-            self._board[y][x] = CellState.EXPLODED.value
+            self._lay(self._place(x, y))
+        if self._shown[i] == _MINE_BYTE:
+            self._board[i] = _EXPLODED_BYTE
             self.outcome = GameStatus.LOST
             return self.outcome
-        self._open(x, y)
+        self._open(i)
         if self._covered == self.mines:
             self.outcome = GameStatus.WON
         return self.outcome
 
     def _chord(self, x: int, y: int) -> GameStatus:
-        ch = self._board[y][x]
+        ch = self.char(x, y)
         if not ch.isdigit():
             raise IllegalMoveError(f"({x}, {y}) is not an open number")
         around = list(neighbours(x, y, self.width, self.height))
-        if sum(self._board[ny][nx] == FLAG for nx, ny in around) != int(ch):
+        if sum(self.char(nx, ny) == FLAG for nx, ny in around) != int(ch):
             return self.outcome
         for nx, ny in around:
-            if self._board[ny][nx] == COVERED and self.reveal(nx, ny) is not GameStatus.PLAYING:
+            if self.char(nx, ny) == COVERED and self.reveal(nx, ny) is not GameStatus.PLAYING:
                 break
         return self.outcome
 
@@ -208,6 +221,8 @@ class SimulatedGame:
         anchor = ANCHORS[self.rule]
         if anchor[0] < self.width and anchor[1] < self.height:
             anchor_free = self._zone(*anchor)
+            if anchor_free == free:
+                return self._draw(free)
             if len(anchor_free) == len(free):
                 return _carry(self._draw(anchor_free), anchor_free, free)
         return self._draw(free)
@@ -224,38 +239,42 @@ class SimulatedGame:
 
     def _draw(self, free: frozenset[Cell]) -> frozenset[Cell]:
         """A uniform layout over the cells outside ``free``, from the game's seed."""
-        cells = [
-            (cx, cy)
-            for cy in range(self.height)
-            for cx in range(self.width)
-            if (cx, cy) not in free
-        ]
+        cells = _cells_outside(self.width, self.height, free)
         return frozenset(random.Random(self.seed).sample(cells, self.mines))
 
-    def _count(self, layout: frozenset[Cell]) -> list[int]:
-        """Every cell's number, by flat index (each mine adds one around it)."""
+    def _lay(self, layout: frozenset[Cell]) -> None:
+        """Places ``layout``: what every cell shows once opened, by flat index."""
         width = self.width
-        around_of = neighbour_lists(width, self.height)
-        numbers = [0] * (width * self.height)
-        for x, y in layout:
-            for nx, ny in around_of[y * width + x]:
-                numbers[ny * width + nx] += 1
-        return numbers
+        around_of = neighbour_indices(width, self.height)
+        counts = [0] * (width * self.height)
+        mines = [y * width + x for x, y in layout]
+        for i in mines:
+            for j in around_of[i]:
+                counts[j] += 1
+        shown = bytearray(counts).translate(_AS_DIGIT)
+        for i in mines:
+            shown[i] = _MINE_BYTE
+        self.layout, self._shown = layout, bytes(shown)
 
-    def _open(self, x: int, y: int) -> None:
-        board, width, numbers = self._board, self.width, self._numbers
-        around_of = neighbour_lists(width, self.height)
-        stack = [(x, y)]
+    def _open(self, i: int) -> None:
+        """Opens cell ``i`` and, from each zero it opens, the cells around."""
+        board, shown, covered, zero = self._board, self._shown, _COVERED_BYTE[0], _ZERO_BYTE
+        around_of = neighbour_indices(self.width, self.height)
+        stack = [i]
         opened = 0
         while stack:
-            cx, cy = stack.pop()
-            row = board[cy]
-            if row[cx] != COVERED:
+            i = stack.pop()
+            if board[i] != covered:
                 continue
-            i = cy * width + cx
-            n = numbers[i]
-            row[cx] = _DIGITS[n]
+            board[i] = n = shown[i]
             opened += 1
-            if n == 0:
+            if n == zero:
                 stack.extend(around_of[i])  # open ones are skipped when popped
         self._covered -= opened
+
+
+@functools.lru_cache(maxsize=16)
+def _cells_outside(width: int, height: int, free: frozenset[Cell]) -> tuple[Cell, ...]:
+    """The cells a layout may use, row-major: the order the seeded draw samples from (a
+    few zones a size are drawn around, so the list is kept)."""
+    return tuple((x, y) for y in range(height) for x in range(width) if (x, y) not in free)

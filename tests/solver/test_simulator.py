@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from itertools import combinations, product
 
 import pytest
 
+from solver.bench.runner import game_seed
 from solver.position import GameStatus, Move, Position, neighbours
 from solver.simulator import SimulatedGame, parse_board, preset
 
@@ -151,6 +153,25 @@ def test_two_first_clicks_see_nearly_the_same_board(seed: int) -> None:
     assert moved <= only_b_zone
     assert len(b.layout - a.layout) == len(moved)
     assert all(b.char(x, y) != "#" for x in (2, 3, 4) for y in (2, 3, 4))
+
+
+@pytest.mark.parametrize(("rule", "click", "digest"), [
+    ("sfar", (0, 0), "40c983fe846ef6de"),
+    ("snr", (3, 2), "7b81d50138b34725"),
+    ("snr", (2, 2), "781a7e70f9876f8b"),
+])
+def test_the_benchmark_boards_never_change(rule: str, click: tuple[int, int], digest: str
+                                           ) -> None:
+    """Results of different passes are compared on "the same boards" (docs/solver.md):
+    the first 200 Expert layouts of ``--seed 2026`` as the simulator drew them when the
+    figures were taken (a rewrite of the simulator must draw them again)."""
+    h = hashlib.sha256()
+    for i in range(200):
+        game = SimulatedGame(30, 16, 99, rule=rule, seed=game_seed(2026, i))
+        game.reveal(*click)
+        assert game.layout is not None
+        h.update(repr(sorted(game.layout)).encode())
+    assert h.hexdigest()[:16] == digest
 
 
 def test_parse_board() -> None:
