@@ -8,7 +8,7 @@ from an earlier analysis) are folded in, which keeps the systems small on large 
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -25,6 +25,7 @@ __all__ = [
     "Frontier",
     "FrontierTracker",
     "components",
+    "count_around",
     "covered_mask",
     "fold_constraints",
     "frontier_of",
@@ -42,7 +43,7 @@ def covered_mask(position: Position) -> np.ndarray:
     return out
 
 
-def _around(mask: np.ndarray) -> np.ndarray:
+def count_around(mask: np.ndarray) -> np.ndarray:
     """For each cell, how many of its eight neighbours are set in ``mask``."""
     h, w = mask.shape
     m = np.zeros((h + 2, w + 2), dtype=np.int16)  # np.pad costs more than the sums
@@ -186,10 +187,11 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     undecided = covered & ~known_safe & ~known_mine
     # Only numbers next to an undecided cell say anything new; the others are checked
     # in bulk (their known mines must match) and skipped.
-    live = digits & (_around(undecided) > 0)
+    live = digits & (count_around(undecided) > 0)
     dead = digits & ~live
-    if np.any((board[dead] - ord("0")) != _around(known_mine)[dead]):
-        y, x = (int(v[0]) for v in np.nonzero(dead & ((board - ord("0")) != _around(known_mine))))
+    if np.any((board[dead] - ord("0")) != count_around(known_mine)[dead]):
+        wrong = dead & ((board - ord("0")) != count_around(known_mine))
+        y, x = (int(v[0]) for v in np.nonzero(wrong))
         raise InvalidPositionError(f"the number at ({x}, {y}) cannot be satisfied")
     live_idx = np.flatnonzero(live)
     around = _neighbour_table(width, height)[live_idx].tolist()
@@ -219,7 +221,7 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
             )
         constraints[key] = mines
         in_frontier.update(cells)
-    out_mask = undecided & (_around(digits) == 0)
+    out_mask = undecided & (count_around(digits) == 0)
     outside_flat = tuple(np.flatnonzero(out_mask).tolist())
     known_mines = sum(1 for c, m in known.items() if m)
     mines_left = position.mines - known_mines
@@ -280,6 +282,8 @@ class FrontierTracker:
         self._cells: tuple[Cell, ...] = ()
         """Every cell by flat index: a constraint reuses these tuples, not new ones."""
         self._decided: dict[Cell, bool] = {}
+        self._safe: set[Cell] = set()
+        """The decided cells that are safe: most moves play exactly these."""
         self._comp_of: dict[int, Component] = {}  # open number (flat index) -> component
         self._cons: dict[int, Constraint] = {}
         """Each live number's constraint, kept until its undecided part changes."""
@@ -294,6 +298,11 @@ class FrontierTracker:
     def decided(self) -> Mapping[Cell, bool]:
         """The covered cells the single-number rules decide (``True``: a mine)."""
         return self._decided
+
+    @property
+    def safe(self) -> Set[Cell]:
+        """The covered cells the single-number rules prove safe."""
+        return self._safe
 
     def update(self, position: Position) -> None:
         """Moves to ``position``; raises :class:`InvalidPositionError` when a number or
@@ -310,11 +319,15 @@ class FrontierTracker:
                     self._cells = cells_by_index(width, height)
                 self._size = size
                 self._decided, self._comp_of, self._cons, self._stale = {}, {}, {}, set()
+                self._safe = set()
             changed, decided, opened = closure.take()
+            every, safe = self._cells, self._safe
             for i in opened:
-                self._decided.pop(self._cells[i], None)
+                self._decided.pop(every[i], None)
+                safe.discard(every[i])
             for i, mine in decided:
-                self._decided[self._cells[i]] = mine
+                self._decided[every[i]] = mine
+                (safe.discard if mine else safe.add)(every[i])
             cons = self._cons
             for j in changed:
                 cons.pop(j, None)

@@ -19,7 +19,13 @@ import numpy as np
 
 from solver import counting, endgame, fifty, lookahead, regions
 from solver.errors import InvalidPositionError
-from solver.frontier import Frontier, components, covered_mask, fold_constraints
+from solver.frontier import (
+    Frontier,
+    components,
+    count_around,
+    covered_mask,
+    fold_constraints,
+)
 from solver.position import COVERED_CHARS, Cell, Position, cells_by_index, neighbour_lists
 from solver.profiles import Profile
 
@@ -415,17 +421,12 @@ def _touches(width: int, height: int) -> list[int]:
 
 def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[int]:
     """Undecided covered neighbours of every cell, by flat index."""
-    h, w = position.height, position.width
-    grid = np.zeros((h + 2, w + 2), dtype=np.int8)
-    grid[1:-1, 1:-1] = covered_mask(position)
-    for x, y in known:
-        grid[y + 1, x + 1] = 0
-    around = sum(
-        (grid[1 + dy : h + 1 + dy, 1 + dx : w + 1 + dx] for dy in (-1, 0, 1)
-         for dx in (-1, 0, 1) if dx or dy),
-        np.zeros((h, w), dtype=np.int8),
-    )
-    out: list[int] = around.ravel().tolist()
+    undecided = covered_mask(position).astype(np.int16)
+    if known:
+        width = position.width
+        flat = np.fromiter((y * width + x for x, y in known), dtype=np.intp, count=len(known))
+        undecided.reshape(-1)[flat] = 0
+    out: list[int] = count_around(undecided).ravel().tolist()
     return out
 
 

@@ -82,12 +82,13 @@ def choose(
                             flag_mines)
     tracker = tracker or FrontierTracker()
     tracker.update(position)
-    known = dict(tracker.decided)
     flagged = frozenset(position.flags())  # flags block reveals
-    certain = {c for c, m in known.items() if not m and c not in flagged}
+    certain = tracker.safe - flagged
     algorithm = "trivial"
+    known: Mapping[Cell, bool] = tracker.decided
     if not certain:
-        certain = _groups(tracker.components(), known) - flagged
+        known = found = dict(known)  # with what the group method proves
+        certain = _groups(tracker.components(), found) - flagged
         algorithm = "groups"
     analysis: _Analysis | None = None
     if not certain or want_probabilities:
