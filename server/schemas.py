@@ -136,7 +136,12 @@ class GameOut(BaseModel):
     status: GameStatus
     board: list[str]
     mines_left: int
-    moves: int
+    moves: int = Field(description="the moves the game keeps in its history (an undo takes"
+                       " one back)")
+    move_limit: int = Field(
+        description="the most moves the game may keep: once `moves` reaches it, a move is a"
+        " 409 that changes nothing (an undo, where allowed, makes room)"
+    )
     forced_guesses: int
     assisted: bool
     elapsed_ms: int
@@ -154,7 +159,10 @@ class GameOut(BaseModel):
     loss: LossOut | None = None
 
     @classmethod
-    def of(cls, game: Game) -> GameOut:
+    def of(cls, game: Game, move_limit: int) -> GameOut:
+        """``move_limit`` comes from the server's settings (``GameService.move_limit``),
+        not stored with the game: a server restarted with other settings holds every game
+        to its new limit."""
         r = game.rules
         loss = None
         if game.loss is not None:
@@ -174,6 +182,7 @@ class GameOut(BaseModel):
             board=list(game.rows),
             mines_left=game.mines_left,
             moves=game.moves,
+            move_limit=move_limit,
             forced_guesses=game.forced_guesses,
             assisted=game.assisted,
             elapsed_ms=game.elapsed_ms(),

@@ -1,8 +1,9 @@
 """A game's history is bounded and read in pages.  A game keeps at most
 ``move_limit_per_cell`` moves a cell (``move_limit_min`` at least): the move past that is
-a 409 that changes nothing.  ``/moves`` and ``/replay`` answer at most ``PAGE_MAX`` moves
-from an ``offset``, with the total and the next page's offset, and the pages put together
-are exactly the whole history."""
+a 409 that changes nothing, and every answer with the game shows that ``move_limit`` beside
+its ``moves``, so a client need not find it by hitting it.  ``/moves`` and ``/replay``
+answer at most ``PAGE_MAX`` moves from an ``offset``, with the total and the next page's
+offset, and the pages put together are exactly the whole history."""
 
 from __future__ import annotations
 
@@ -170,7 +171,7 @@ def test_the_move_past_the_limit_is_409_and_changes_nothing(limited: PlayerClien
     game = new_game(limited, width=4, height=4, mines=2, seed=3)
     gid = game["id"]
     full = _flags(limited, gid, 16)  # 4x4: 16 moves at one a cell
-    assert full["moves"] == 16 and full["status"] == "playing"
+    assert full["moves"] == full["move_limit"] == 16 and full["status"] == "playing"
     reason = _refused(limited, gid)
     assert "16 moves" in reason and "nothing changed" in reason and "new game" in reason
     assert "undo" not in reason  # not offered in a game in play (no debug)
@@ -208,3 +209,52 @@ def test_the_default_limit_is_four_moves_a_cell_and_256_at_least() -> None:
     assert service.move_limit(Rules(30, 16, 99)) == 1920
     assert service.move_limit(Rules(256, 256, 13_000)) == 262_144
     assert service.move_limit(Rules(2, 2, 1)) == service.move_limit(Rules(8, 8, 1)) == 256
+
+
+@pytest.mark.parametrize(("width", "height", "mines", "limit"), [
+    (9, 9, 10, 324), (30, 16, 99, 1920), (2, 2, 1, 256),
+])
+def test_every_answer_with_the_game_shows_its_move_limit(
+    client: PlayerClient, width: int, height: int, mines: int, limit: int
+) -> None:
+    """Created, moved, read and waited for: each answer has the limit the next move is
+    held to (the default settings: four a cell, 256 at least)."""
+    created = new_game(client, width=width, height=height, mines=mines)
+    gid = created["id"]
+    moved = client.post(f"/api/games/{gid}/flag", json={"x": 0, "y": 0}).json()
+    read = client.get(f"/api/games/{gid}").json()
+    waited = client.get(f"/api/games/{gid}", params={"wait_moves": 0}).json()
+    answers = [created, moved, read, waited]
+    assert [g["move_limit"] for g in answers] == [limit] * 4
+    assert [g["moves"] for g in answers] == [0, 1, 1, 1]
+
+
+def test_the_move_limit_shown_is_the_servers_and_moves_count_up_to_it(
+    limited: PlayerClient,
+) -> None:
+    """With one move a cell and 10 at least, the limit shown is the one enforced: the
+    moves count up to it, an undo counts one back, and at it the next move is a 409."""
+    assert new_game(limited, width=2, height=2, mines=1)["move_limit"] == 10
+    assert new_game(limited, width=5, height=3, mines=2)["move_limit"] == 15
+    game = new_game(limited, width=4, height=4, mines=2, seed=3, debug=True)
+    gid = game["id"]
+    assert (game["moves"], game["move_limit"]) == (0, 16)
+    for n in range(1, 17):
+        game = _flags(limited, gid, 1)
+        assert (game["moves"], game["move_limit"]) == (n, 16)
+    _refused(limited, gid)
+    undone = limited.post(f"/api/games/{gid}/undo").json()
+    assert (undone["moves"], undone["move_limit"]) == (15, 16)
+    again = _flags(limited, gid, 1)
+    assert (again["moves"], again["move_limit"]) == (16, 16)
+    _refused(limited, gid)
+    read = limited.get(f"/api/games/{gid}").json()
+    assert read["moves"] == read["move_limit"] == 16
+
+
+def test_the_schema_describes_the_move_limit(client: PlayerClient) -> None:
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for name in ("GameOut", "CreatedGameOut"):
+        assert {"moves", "move_limit"} <= set(schemas[name]["required"])
+        field = schemas[name]["properties"]["move_limit"]
+        assert field["type"] == "integer" and "409" in field["description"]

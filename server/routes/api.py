@@ -23,6 +23,7 @@ from starlette.concurrency import run_in_threadpool
 from server.deps import GameId, PlayerToken, ServiceDep
 from server.edge import client_of
 from server.errors import StoreUnavailableError
+from server.game import Game
 from server.schemas import (
     MAX_SIDE,
     PAGE_MAX,
@@ -73,7 +74,7 @@ def create_game(body: NewGame, service: ServiceDep, request: Request) -> Created
     the player's token: moves need it, the game's address alone only lets others watch."""
     request.app.state.create_limiter.check(request, body.width * body.height)
     game, token = service.create(body.rules())
-    return CreatedGameOut(**GameOut.of(game).model_dump(), player_token=token)
+    return CreatedGameOut(**_game(service, game).model_dump(), player_token=token)
 
 
 @router.get("/games/{game_id}", responses=_READ)
@@ -91,8 +92,8 @@ async def get_game(
     if wait_moves is None:
         # Off the event loop: the store's lock may be held by a move committing a large
         # game (a 256x256 loss records 32,768 cells), and every other request would wait.
-        return GameOut.of(await run_in_threadpool(service.get, game_id))
-    return GameOut.of(await service.wait_for_change(game_id, wait_moves, timeout))
+        return _game(service, await run_in_threadpool(service.get, game_id))
+    return _game(service, await service.wait_for_change(game_id, wait_moves, timeout))
 
 
 Offset = Annotated[
@@ -134,7 +135,7 @@ def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
         await _authorize(service, game_id, token)
 
         def run(budget: Budget) -> Response:
-            return _json(GameOut.of(service.play(game_id, move, token, budget)))
+            return _json(_game(service, service.play(game_id, move, token, budget)))
 
         return await service.gate.run(game_id, service.settings.move_budget_s, run,
                                       client_of(request))
@@ -164,7 +165,7 @@ async def undo(
     """Takes back the last move (after a loss, or in a debug game); marks it assisted."""
     await _authorize(service, game_id, token)
     return await service.gate.run(
-        game_id, None, lambda _: _json(GameOut.of(service.undo(game_id, token))),
+        game_id, None, lambda _: _json(_game(service, service.undo(game_id, token))),
         client_of(request),
     )
 
@@ -249,6 +250,11 @@ def health(service: ServiceDep) -> HealthOut:
     return HealthOut(
         status="ok", store=service.store.dialect, schema_version=version, worker=os.getpid()
     )
+
+
+def _game(service: GameService, game: Game) -> GameOut:
+    """The game as answered, with the move limit this server holds it to."""
+    return GameOut.of(game, service.move_limit(game.rules))
 
 
 def _json(model: BaseModel) -> Response:
