@@ -165,6 +165,11 @@ function showBadges(game) {
   if (game.forced_guess === "fair") words.push("fair guesses");
   if (game.outside_guess) words.push("outside guesses forced");
   if (game.question_marks === false) words.push("no ?");
+  // Within a tenth of the moves a game may keep, say what is left: the move past them is refused.
+  const left = game.move_limit - game.moves;
+  if (game.status === "playing" && left <= game.move_limit / 10) {
+    words.push(`${left} move${left === 1 ? "" : "s"} left`);
+  }
   const badges = words.map((w) => `<span class="badge">${w}</span>`);
   if (game.debug) badges.push('<span class="badge debug">debug</span>');
   if (game.assisted) badges.push('<span class="badge assisted" title="Not counted in statistics">assisted</span>');

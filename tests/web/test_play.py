@@ -301,6 +301,26 @@ def test_header_counts_and_timer_from_the_first_reveal(page: Page, server: Serve
     expect(page.locator("#face")).to_have_attribute("data-face", "playing")
 
 
+def test_near_the_move_limit_the_badges_say_how_many_moves_are_left(
+    page: Page, server: Server
+) -> None:
+    """Within a tenth of the game's ``move_limit`` the page says what is left, so the move
+    the server will refuse does not come as a surprise; an undo makes room again."""
+    game = server.post("/api/games", {"width": 2, "height": 2, "mines": 1, "debug": True})
+    gid, limit = game["id"], game["move_limit"]  # 256: the least any game may keep
+    for _ in range(limit - limit // 10 - 1):  # one move short of the last tenth
+        server.post(f"/api/games/{gid}/flag", {"x": 0, "y": 0})
+    page.goto(server.player_path(gid))
+    badges = page.locator("#badges")
+    expect(badges).to_contain_text("debug")
+    expect(badges).not_to_contain_text("left")
+    click_cell(page, 0, 0, button="right")
+    expect(badges).to_contain_text(f"{limit // 10} moves left")
+    page.locator("#undo").click()
+    expect(page.locator("#moves")).to_have_text(str(limit - limit // 10 - 1))
+    expect(badges).not_to_contain_text("left")
+
+
 def test_mouse_play_draws_no_focus_ring_or_cursor(page: Page) -> None:
     """Pixel readers (the desktop driver) see only cell colours when the mouse plays."""
     page.goto("/")
