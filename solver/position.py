@@ -15,7 +15,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 from solver.errors import InvalidMoveError, InvalidPositionError
 
@@ -77,6 +77,7 @@ _OPEN_CHARS = frozenset(str(n) for n in range(9))
 _END_CHARS = frozenset(s.value for s in (CellState.EXPLODED, CellState.MINE, CellState.WRONG_FLAG))
 _ALL_CHARS = COVERED_CHARS | _OPEN_CHARS | _END_CHARS
 _DROP_KNOWN = str.maketrans("", "", "".join(_ALL_CHARS))
+_MISSING = object()
 
 
 class GameStatus(enum.StrEnum):
@@ -271,7 +272,7 @@ class Position:
                 if flag in row
                 for x, ch in enumerate(row)
                 if ch == flag
-            ),
+            ) if any(flag in row for row in self.rows) else (),
         )
 
     def numbers(self) -> tuple[tuple[Cell, int], ...]:
@@ -326,11 +327,10 @@ class Position:
         return Position(self.width, self.height, self.mines, tuple("".join(r) for r in rows))
 
     def _cached(self, key: str, build: Callable[[], _T]) -> _T:
-        try:
-            return cast(_T, self._cache[key])
-        except KeyError:
+        value = self._cache.get(key, _MISSING)  # a KeyError costs more than the build
+        if value is _MISSING:
             value = self._cache[key] = build()
-            return value
+        return cast(_T, value)
 
 
 class MoveKind(enum.Enum):
@@ -341,9 +341,11 @@ class MoveKind(enum.Enum):
     CHORD = "chord"
 
 
-@dataclass(frozen=True, slots=True)
-class Move:
-    """A move on a cell; round-trips through text as ``reveal 3 4``."""
+class Move(NamedTuple):
+    """A move on a cell; round-trips through text as ``reveal 3 4``.
+
+    A named tuple, as :class:`~solver.frontier.Constraint`: a benchmark makes hundreds
+    of millions, and a frozen dataclass is built several times slower."""
 
     kind: MoveKind
     x: int
