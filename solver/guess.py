@@ -11,6 +11,7 @@ lookahead (:mod:`solver.lookahead`, seed 002 step 4), which always picks.
 from __future__ import annotations
 
 import functools
+import heapq
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import cast
@@ -138,10 +139,11 @@ class Situation:
         """Undecided covered neighbours: the fewer, the likelier the cell opens an area."""
         return self._around()[cell[1] * self.position.width + cell[0]]
 
-    def by_openness(self, cells: Iterable[Cell], *, degree: bool = False) -> list[Cell]:
-        """``cells`` by (undecided covered neighbours, row, column); with ``degree``,
-        by the cells they touch first (corners, then edges).  Sorted as one integer a
-        cell: a few hundred outside cells are sorted at each guess."""
+    def by_openness(self, cells: Iterable[Cell], *, degree: bool = False,
+                    first: int | None = None) -> list[Cell]:
+        """``cells`` by (undecided covered neighbours, row, column), or the ``first``
+        of them; with ``degree``, by the cells they touch first (corners, then edges).
+        Ordered as one integer a cell: a few hundred outside cells at each guess."""
         position = self.position
         width, size = position.width, position.width * position.height
         around = self._around()
@@ -151,7 +153,10 @@ class Situation:
                     for i in [y * width + x for x, y in cells]]
         else:
             keys = [around[i] * size + i for i in [y * width + x for x, y in cells]]
-        keys.sort()
+        if first is not None and first < len(keys):
+            keys = heapq.nsmallest(first, keys)
+        else:
+            keys.sort()
         every = cells_by_index(width, position.height)
         return [every[k % size] for k in keys]
 
@@ -322,12 +327,15 @@ def safest(s: Situation) -> Guess:
     relief = s.relief() if profile.risk else {}
     best_p = min(map(p.__getitem__, s.candidates))
     bound = best_p + 1e-9
-    tied = [c for c in s.candidates if p[c] <= bound]
-    # many tied outside cells: only the corners/edges can win
-    cell = s.by_openness(tied, degree=len(tied) > 16)[0]
     reason = f"guess: lowest mine probability {best_p:.3f}"
+
+    def most_open() -> Guess:
+        tied = [c for c in s.candidates if p[c] <= bound]
+        # many tied outside cells: only the corners/edges can win
+        return Guess(s.by_openness(tied, degree=len(tied) > 16, first=1)[0], reason, "guess")
+
     if not profile.lookahead or s.count is None:
-        return Guess(cell, reason, "guess")
+        return most_open()
     near = shortlist(s, best_p)
     if profile.risk_walls:
         extra = s.influenced(best_p)
@@ -336,7 +344,7 @@ def safest(s: Situation) -> Guess:
                  if (1 - p[c]) * (1 + profile.risk * r) >= 0.9 * (1 - best_p)]
     near += [c for c in extra if c not in near]  # a likely 50/50 makes them cheaper
     if len(near) <= 1:
-        return Guess(cell, reason, "guess")
+        return most_open()
     outside = frozenset(s.frontier.outside)
     looks = [_outlook(s, c, outside) for c in near]
     scores = {
@@ -436,12 +444,15 @@ def shortlist(s: Situation, best_p: float) -> list[Cell]:
     profile, p = s.profile, s.probs
     frontier = set(s.frontier.cells)
     limit = 1.0 - (1.0 - best_p) * profile.ratio if profile.ratio else best_p + profile.tolerance
-    inner = sorted((c for c in s.candidates if c in frontier and p[c] <= limit + 1e-12),
-                   key=p.__getitem__)
-    out = [c for c in s.candidates if c not in frontier and p[c] <= limit + 1e-12]
+    inner: list[Cell] = []
+    out: list[Cell] = []
+    for c in s.candidates:
+        if p[c] <= limit + 1e-12:
+            (inner if c in frontier else out).append(c)
+    inner.sort(key=p.__getitem__)
     if profile.outside_pick == "witness":
         out = _witness_outside(s, out, inner)
-    out = s.by_openness(out)
+    out = s.by_openness(out, first=None if profile.near_outside else profile.outside_candidates)
     chosen = inner[: max(1, profile.candidates - profile.outside_candidates)] + out[
         : profile.outside_candidates
     ]
