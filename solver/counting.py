@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
+import math
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
@@ -212,13 +213,15 @@ def solutions(
                         20 * limit if node_limit is None else node_limit, limit)
     if found is None:
         return None
+    # a class of n cells with k mines is C(n, k) layouts: count them before listing any
+    # (itertools.product holds each class's combinations at once)
+    if sum(math.prod(map(math.comb, map(len, classes), a)) for a in found) > limit:
+        return None
     out: list[frozenset[tuple[int, int]]] = []
     for assignment in found:
         parts = [itertools.combinations(cls, k) for cls, k in zip(classes, assignment)]
-        for picks in itertools.product(*parts):
-            if len(out) == limit:
-                return None
-            out.append(frozenset(c for pick in picks for c in pick))
+        out += [frozenset(c for pick in picks for c in pick)
+                for picks in itertools.product(*parts)]
     return out
 
 

@@ -71,6 +71,17 @@ def test_solutions_list_every_layout(params: BoardParams) -> None:
         assert counting.solutions(constraints, len(every) - 1, node_limit=10**6) is None
 
 
+def test_solutions_past_the_limit_are_refused_before_any_is_listed() -> None:
+    """One class of 100 cells and 20 mines is C(100, 20) layouts in a single
+    assignment: the limit counts layouts, not assignments (listing them ran out of
+    memory)."""
+    cells = tuple((x, y) for y in range(4) for x in range(25))
+    assert counting.solutions([Constraint(cells, 20)], 1000) is None
+    every = counting.solutions([Constraint(cells, 1)], 100)
+    assert every is not None and set(every) == {frozenset({c}) for c in cells}
+    assert counting.solutions([Constraint(cells, 1)], 99) is None
+
+
 _component = st.integers(1, 4).flatmap(
     lambda cells: st.dictionaries(
         st.integers(0, 6), st.lists(st.integers(0, 2**70), min_size=cells, max_size=cells),
