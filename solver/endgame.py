@@ -123,20 +123,27 @@ def _masks(
                 base[k] += 1
             elif n in col:
                 around[col[n], k] = 1
-    shows_matrix = mined @ around + base
-    mine_out: list[int] = []
-    shows_out: list[list[int]] = []
-    for k, c in enumerate(cells):
-        is_mine = mined[:, col[c]] if c in col else np.full(len(layouts), c in fixed)
-        mine_out.append(_bits(is_mine.astype(bool)))
-        values = np.where(is_mine, -1, shows_matrix[:, k])
-        shows_out.append([_bits(values == v) for v in np.unique(values) if v >= 0])
+    shows = mined @ around + base  # shows[i, k]: the number cells[k] shows in layout i
+    column = np.array([col.get(c, len(varying)) for c in cells], dtype=np.intp)
+    is_mine = mined[:, column].astype(bool)
+    is_mine[:, [k for k, c in enumerate(cells) if c in fixed]] = True
+    mine_out = _bits(is_mine)
+    shows_out: list[list[int]] = [[] for _ in cells]
+    shows[is_mine] = -1
+    for v in range(9):  # in increasing order, each cell's numbers
+        where = shows == v
+        present = np.flatnonzero(where.any(axis=0))
+        for k, bits in zip(present.tolist(), _bits(where[:, present]), strict=True):
+            shows_out[k].append(bits)
     return mine_out, shows_out
 
 
-def _bits(column: np.ndarray) -> int:
-    """Bit ``i`` set where ``column[i]``."""
-    return int.from_bytes(np.packbits(column, bitorder="little").tobytes(), "little")
+def _bits(columns: np.ndarray) -> list[int]:
+    """Per column, the int with bit ``i`` set where ``columns[i]`` is."""
+    packed = np.packbits(columns, axis=0, bitorder="little").T.tobytes()
+    size = (columns.shape[0] + 7) // 8
+    return [int.from_bytes(packed[k * size : (k + 1) * size], "little")
+            for k in range(columns.shape[1])]
 
 
 def best_move(
