@@ -78,6 +78,7 @@ _END_CHARS = frozenset(s.value for s in (CellState.EXPLODED, CellState.MINE, Cel
 _ALL_CHARS = COVERED_CHARS | _OPEN_CHARS | _END_CHARS
 _DROP_KNOWN = str.maketrans("", "", "".join(_ALL_CHARS))
 _MISSING = object()
+_OPEN_DIGIT = re.compile("[0-8]")
 
 
 class GameStatus(enum.StrEnum):
@@ -308,7 +309,7 @@ class Position:
     @property
     def is_start(self) -> bool:
         """True while nothing has been opened yet."""
-        return all(not (set(row) & _OPEN_CHARS) for row in self.rows)
+        return _OPEN_DIGIT.search("".join(self.rows)) is None
 
     @property
     def is_finished(self) -> bool:

@@ -9,6 +9,7 @@ policies of :mod:`solver.guess` pick the cell.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -108,7 +109,7 @@ def choose(
         ]
     probs = analysis.probs if analysis is not None and want_probabilities else None
     if certain:
-        moves += [Move.reveal(*c) for c in sorted(certain, key=_row_major)]
+        moves += [Move.reveal(*c) for c in sorted(certain, key=_ROW_MAJOR)]
         return Decision(tuple(moves), f"certain: {algorithm}", algorithm, True, probs)
     assert analysis is not None
     undecided = [c for c in position.covered() if c not in analysis.known]
@@ -149,6 +150,10 @@ def _first_click(
     return Decision((Move.reveal(x, y),), f"first click ({rule})", "first", True, probs)
 
 
+_ROW_MAJOR = operator.itemgetter(1, 0)
+"""A cell's sort key in reading order."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Analysis:
     """What exact counting (or the SAT fallback) found: every decided cell and the
@@ -158,10 +163,6 @@ class _Analysis:
     known: dict[Cell, bool]
     count: counting.Count | None
     probs: dict[Cell, float]
-
-
-def _row_major(c: Cell) -> tuple[int, int]:
-    return c[1], c[0]
 
 
 def _groups(comps: list[Component], known: dict[Cell, bool]) -> set[Cell]:
