@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from solver._kernels import pocket_places
 from solver.frontier import Constraint
-from solver.position import COVERED_CHARS, Cell, Position
+from solver.position import COVERED_CHARS, Cell, Position, neighbour_lists
 
 __all__ = ["Count", "Pocket", "forced_pair", "influence", "pockets"]
 
@@ -49,10 +49,9 @@ def forced_pair(
 
 def _alike(position: Position, known: Mapping[Cell, bool], a: Cell, b: Cell) -> bool:
     """Every neighbour of ``a`` other than ``b`` touches ``b`` too or is a known mine."""
-    for n in position.neighbours(*a):
-        if n == b or known.get(n):
-            continue
-        if max(abs(n[0] - b[0]), abs(n[1] - b[1])) > 1:
+    width, bx, by = position.width, b[0], b[1]
+    for n in neighbour_lists(width, position.height)[a[1] * width + a[0]]:
+        if (abs(n[0] - bx) > 1 or abs(n[1] - by) > 1) and not known.get(n):
             return False
     return True
 

@@ -62,6 +62,15 @@ class Situation:
     _memo: dict[str, object] = field(default_factory=dict)
 
     @property
+    def candidate_set(self) -> frozenset[Cell]:
+        """:attr:`candidates` as a set, for the policies that ask about a few cells."""
+        got = self._memo.get("candidate_set")
+        if got is None:
+            got = self._memo["candidate_set"] = frozenset(self.candidates)
+        assert isinstance(got, frozenset)
+        return got
+
+    @property
     def decided(self) -> Frontier:
         """The frontier with every decided cell folded in."""
         got = self._memo.get("decided")
@@ -285,7 +294,7 @@ def closed_region(s: Situation) -> Guess | None:
     perfectly."""
     if not s.profile.regions or s.count is None:
         return None
-    cands = set(s.candidates)
+    cands = s.candidate_set
     for region in regions.closed_regions(s.position, s.decided.constraints, s.known,
                                          s.profile.regions):
         if not cands.issuperset(region.cells):
@@ -302,7 +311,7 @@ def forced_fifty(s: Situation) -> Guess | None:
     if not s.profile.fifty or s.count is None:
         return None
     pair = fifty.forced_pair(s.position, s.decided.constraints, s.known)
-    if pair is not None and pair[0] in s.candidates:
+    if pair is not None and pair[0] in s.candidate_set:
         return Guess(pair[0], "guess: an unavoidable 50/50, played first", "guess")
     return None
 
@@ -311,7 +320,7 @@ def fifty_or_safe(s: Situation) -> Guess | None:
     """A cell that is safe, or else one half of a formed 50/50."""
     if not s.profile.fifty or s.count is None:
         return None
-    cands = set(s.candidates)
+    cands = s.candidate_set
     for pocket in s.pockets():
         for c in pocket.cells:
             if c in cands and s.mine_weight(c) == pocket.weight:

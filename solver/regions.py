@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from solver import counting
 from solver.endgame import Endgame
 from solver.frontier import Constraint, components
-from solver.position import Cell, Position
+from solver.position import COVERED_CHARS, Cell, Position, neighbour_lists
 
 __all__ = ["Region", "best_move", "closed_regions", "solutions"]
 
@@ -47,12 +47,14 @@ def closed_regions(
     ``constraints`` are over the undecided cells (``known`` folded in).
     """
     out = []
+    width, rows = position.width, position.rows
+    around = neighbour_lists(width, position.height)
     for cells, cons in components(constraints):
         members = set(cells)
-        if not all(
-            n in members or n in known or not position.is_covered(*n)
+        if any(
+            rows[n[1]][n[0]] in COVERED_CHARS and n not in members and n not in known
             for c in cells
-            for n in position.neighbours(*c)
+            for n in around[c[1] * width + c[0]]
         ):
             continue
         try:
