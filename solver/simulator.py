@@ -34,8 +34,7 @@ from solver.position import (
 __all__ = ["ANCHORS", "PRESETS", "SimulatedGame", "parse_board", "preset"]
 
 COVERED, FLAG = CellState.COVERED.value, CellState.FLAG.value
-_COVERED_BYTE = COVERED.encode("ascii")
-_FLAG_BYTE, _EXPLODED_BYTE = ord(FLAG), ord(CellState.EXPLODED.value)
+_COVERED_BYTE, _FLAG_BYTE, _EXPLODED_BYTE = ord(COVERED), ord(FLAG), ord(CellState.EXPLODED.value)
 _ZERO_BYTE, _MINE_BYTE = ord("0"), ord(CellState.MINE.value)
 _AS_DIGIT = bytes(range(ord("0"), ord("0") + 9)).ljust(256, b"?")
 """A cell's mine count (0-8) as its digit."""
@@ -105,7 +104,7 @@ class SimulatedGame:
         once the layout is placed."""
         self.outcome = GameStatus.PLAYING
         self.moves = 0
-        self._board = bytearray(_COVERED_BYTE * (width * height))
+        self._board = bytearray(COVERED.encode("ascii") * (width * height))
         """The player's board, flat, one ASCII character a cell: a bench plays millions
         of moves, and a flat board is read and written without building tuples."""
         self._covered = width * height
@@ -157,8 +156,8 @@ class SimulatedGame:
         if move.kind is MoveKind.FLAG:
             i = move.y * self.width + move.x
             ch = self._board[i]
-            if ch in (_COVERED_BYTE[0], _FLAG_BYTE):
-                self._board[i] = _FLAG_BYTE if ch != _FLAG_BYTE else _COVERED_BYTE[0]
+            if ch in (_COVERED_BYTE, _FLAG_BYTE):
+                self._board[i] = _FLAG_BYTE if ch != _FLAG_BYTE else _COVERED_BYTE
             return self.outcome
         if move.kind is MoveKind.CHORD:
             return self._chord(move.x, move.y)
@@ -168,23 +167,24 @@ class SimulatedGame:
         """Plays a decision's moves in order until the game ends; a reveal of a cell
         that a flood fill opened meanwhile is skipped, as a player would."""
         board, width, height = self._board, self.width, self.height
-        covered = _COVERED_BYTE[0]
         for move in moves:
             if self.outcome is not GameStatus.PLAYING:
                 break
             x, y = move.x, move.y
             if move.kind is not MoveKind.REVEAL or not (0 <= x < width and 0 <= y < height):
                 self.play(move)
-            elif board[y * width + x] == covered:  # what play() does, without its checks
+            elif board[y * width + x] == _COVERED_BYTE:  # play() without its checks
                 self.moves += 1
                 self.reveal(x, y)
         return self.outcome
 
     def reveal(self, x: int, y: int) -> GameStatus:
         """Opens ``(x, y)`` (flood-filling zeros); a mine loses the game."""
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise InvalidMoveError(f"({x}, {y}) is off the board")
         i = y * self.width + x
         ch = self._board[i]
-        if ch != _COVERED_BYTE[0]:
+        if ch != _COVERED_BYTE:
             if ch == _FLAG_BYTE:
                 return self.outcome
             raise IllegalMoveError(f"({x}, {y}) is already open")
@@ -258,7 +258,7 @@ class SimulatedGame:
 
     def _open(self, i: int) -> None:
         """Opens cell ``i`` and, from each zero it opens, the cells around."""
-        board, shown, covered, zero = self._board, self._shown, _COVERED_BYTE[0], _ZERO_BYTE
+        board, shown, covered = self._board, self._shown, _COVERED_BYTE
         around_of = neighbour_indices(self.width, self.height)
         stack = [i]
         opened = 0
@@ -268,7 +268,7 @@ class SimulatedGame:
                 continue
             board[i] = n = shown[i]
             opened += 1
-            if n == zero:
+            if n == _ZERO_BYTE:
                 stack.extend(around_of[i])  # open ones are skipped when popped
         self._covered -= opened
 

@@ -10,6 +10,7 @@ from itertools import combinations, product
 import pytest
 
 from solver.bench.runner import game_seed
+from solver.errors import InvalidMoveError
 from solver.position import GameStatus, Move, Position, neighbours
 from solver.simulator import SimulatedGame, parse_board, preset
 
@@ -103,6 +104,15 @@ def test_play_all_skips_what_a_flood_fill_opened_and_stops_at_the_end() -> None:
     assert game.play_all(moves) is GameStatus.LOST
     assert game.char(3, 0) == "0" and game.char(1, 3) == "#"
     assert game.moves == 2  # (3, 0) skipped, (1, 3) never played
+
+
+@pytest.mark.parametrize("cell", [(9, 0), (0, 9), (-1, 0), (0, -1)])
+def test_a_reveal_off_the_board_is_refused(cell: tuple[int, int]) -> None:
+    """The board is flat: (9, 0) on a 9-wide board would be (0, 1) if not refused."""
+    game = SimulatedGame(*preset("beginner"), seed=5)
+    with pytest.raises(InvalidMoveError, match="off the board"):
+        game.reveal(*cell)
+    assert game.layout is None and game.covered == 81
 
 
 def test_resume_refuses_a_layout_that_disagrees() -> None:
