@@ -312,44 +312,56 @@ def weigh(list dists, list cell_counts, long outside, long mines_left, object wa
     """
     cdef Py_ssize_t n = len(dists), i, t, k, k2, idx, top
     dense = [_dense(d) for d in dists]
-    # prefix[i] / suffix[i]: mine-count distribution of the components before i / from i
+    # prefix[i]: the mine-count distribution of the components before i
     prefix = [[1]]
     for i in range(n):
         prefix.append(_convolve(prefix[i], dense[i], mines_left))
     everything = prefix[n]
     top = len(everything)
-    binoms = [0] * top  # C(outside, mines_left - t) where t mines can lie in components
+    # binoms[t] = C(outside, mines_left - t), the ways to put the rest outside when t mines
+    # lie in the components: one binomial, then a step each, C(n, k - 1) = C(n, k) * k /
+    # (n - k + 1) (a fresh C(64000, 32000) costs 90 ms; a step, microseconds)
+    binoms = [0] * top
+    lo, hi = max(0, mines_left - outside), min(top - 1, mines_left)
+    if lo <= hi:
+        b = ways(outside, mines_left - lo)
+        binoms[lo] = b
+        for t in range(lo + 1, hi + 1):
+            k = mines_left - t + 1
+            b = b * k // (outside - k + 1)
+            binoms[t] = b
     weight = 0
     outside_mine = 0
     for t in range(top):
         w = everything[t]
-        if not w:
+        if not w or not binoms[t]:
             continue
-        if 0 <= mines_left - t <= outside:
-            binoms[t] = ways(outside, mines_left - t)
-            weight += w * binoms[t]
-        if cell_counts is not None and outside and 0 <= mines_left - 1 - t <= outside - 1:
-            outside_mine += w * ways(outside - 1, mines_left - 1 - t)
+        weight += w * binoms[t]
+        if cell_counts is not None and mines_left - t >= 1:
+            # C(outside - 1, k - 1) = C(outside, k) * k / outside: one given cell mined
+            outside_mine += w * (binoms[t] * (mines_left - t) // outside)
     if not weight:
         return None
     if cell_counts is None:
         return weight, outside_mine, None
-    suffix = [None] * (n + 1)
-    suffix[n] = [1]
-    for i in range(n - 1, 0, -1):
-        suffix[i] = _convolve(suffix[i + 1], dense[i], mines_left)
-    mine = []
-    for i in range(n):
-        others = _convolve(prefix[i], suffix[i + 1], mines_left)
+    # later[j]: the layouts of the components after i and the outside when j mines lie
+    # in the components up to i; from the last component back, one step each,
+    # later_i[j] = sum over c of dense[i][c] * later_(i+1)[j + c], starting from binoms.
+    # (Convolving the components before and after each one cost n * top^2 big-integer
+    # products: minutes for a 256x256 board with hundreds of small components.)
+    later = binoms
+    mine = [None] * n
+    for i in range(n - 1, -1, -1):
+        pre = <list>prefix[i]
         acc = None
         for k, row in (<dict>cell_counts[i]).items():
             if acc is None:
                 acc = [0] * len(row)
             f = 0  # layouts of the rest of the board when this component has k mines
-            for k2 in range(min(len(others), top - <Py_ssize_t>k)):
-                w = others[k2]
+            for k2 in range(min(len(pre), top - <Py_ssize_t>k)):
+                w = pre[k2]
                 if w:
-                    b = binoms[k + k2]
+                    b = later[k + k2]
                     if b:
                         f += w * b
             if f:
@@ -357,7 +369,9 @@ def weigh(list dists, list cell_counts, long outside, long mines_left, object wa
                     v = (<list>row)[idx]
                     if v:
                         acc[idx] += v * f
-        mine.append([] if acc is None else acc)
+        mine[i] = [] if acc is None else acc
+        if i:
+            later = _correlate(dense[i], later)
     return weight, outside_mine, mine
 
 
@@ -371,6 +385,21 @@ cdef list _dense(dict dist):
 
 
 @cython.boundscheck(True)  # Python lists of callers' making: IndexError, not a crash
+cdef list _correlate(list d, list row):
+    """``out[j] = sum over c of d[c] * row[j + c]``, as long as ``row``."""
+    cdef Py_ssize_t n = len(row), nd = len(d), j, c
+    out = [0] * n
+    for c in range(nd):
+        x = d[c]
+        if not x:
+            continue
+        for j in range(n - c):
+            y = row[j + c]
+            if y:
+                out[j] += x * y
+    return out
+
+
 cdef list _convolve(list a, list b, long cap):
     """The distribution of the sum of two independent mine counts, up to ``cap``."""
     cdef Py_ssize_t na = len(a), nb = len(b), i, j, size
