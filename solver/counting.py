@@ -233,10 +233,28 @@ def count(
 ) -> Count:
     """Counts each component and combines them with the outside cells (:func:`combine`).
 
-    Raises :class:`TooBig` when a component is too large, ``ValueError`` when no layout
-    fits (callers turn it into ``InvalidPositionError``).
+    Raises :class:`TooBig` when a component is too large or combining them would take
+    more than :data:`COMBINE_WORK` steps, ``ValueError`` when no layout fits (callers
+    turn it into ``InvalidPositionError``).
     """
-    return combine([tabulate(cs, node_limit) for cs in components], outside, mines_left)
+    tables = [tabulate(cs, node_limit) for cs in components]
+    if combine_work(tables, outside, mines_left) > COMBINE_WORK:
+        raise TooBig
+    return combine(tables, outside, mines_left)
+
+
+COMBINE_WORK = 2_000_000
+"""The most work :func:`count` combines exactly (about 0.1 s): Expert positions need a
+few hundred, 100x100 ones up to about 400,000; a 256x256 board with 119 small components
+and 64,000 outside cells needed 73 million (4 s a count, and the lookahead counts again
+for every candidate), so it goes to the SAT engine, whose time is budgeted."""
+
+
+def combine_work(tables: Sequence[Table], outside: int, mines_left: int) -> int:
+    """Steps of :func:`combine`: a pass over the possible mine totals per component, each
+    a product with a binomial of about ``outside`` bits (words of 64)."""
+    top = min(mines_left, sum(max(t.totals, default=0) for t in tables)) + 1
+    return (len(tables) + 1) * top * (outside // 64 + 1)
 
 
 def untouched(

@@ -44,6 +44,18 @@ def test_node_limit_raises() -> None:
         counting.count([cs for _, cs in components(constraints)], 0, 3, 0)
 
 
+def test_counting_that_would_take_too_long_is_refused() -> None:
+    """Many small components and a large outside: each possible mine total is a product
+    with a binomial of 64,000 bits (seconds, and the lookahead counts again for every
+    candidate), so the count gives way to the SAT engine, whose time is budgeted."""
+    pairs = [[Constraint(((3 * i, 0), (3 * i + 1, 0)), 1),
+              Constraint(((3 * i + 1, 0), (3 * i + 2, 0)), 1)] for i in range(50)]
+    with pytest.raises(counting.TooBig):
+        counting.count(pairs, outside=64_000, mines_left=32_000)
+    small = counting.count(pairs[:5], outside=400, mines_left=50)  # Expert's size: counted
+    assert small.weight == sum(comb(5, k) * comb(400, 50 - 5 - k) for k in range(6))
+
+
 def test_weights_past_64_bits_are_exact() -> None:
     cells = tuple((x, y) for y in range(4) for x in range(25))  # 100 cells, 50 mines
     table = counting.tabulate([Constraint(cells, 50)])
