@@ -24,7 +24,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from math import comb
 
-from solver._kernels import assignments, classes, tally, weigh
+from solver._kernels import MAX_CELLS, assignments, classes, tally, weigh
 from solver.frontier import Constraint
 
 __all__ = [
@@ -168,7 +168,10 @@ def _classes(key: Key) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
     constraints (indices into ``key``) of each class (shared lists: not to be changed).
     They depend on the constraints' cells only, so the lookahead's branches, which
     differ in one number, share them."""
-    return _classes_of(tuple(cells for cells, _ in key))
+    cells = tuple(cells for cells, _ in key)
+    if len(set().union(*cells)) > MAX_CELLS:  # the search refuses it: not worth a
+        return classes(cells)  # cache entry of a megabyte (a whole 256x256 board)
+    return _classes_of(cells)
 
 
 @functools.lru_cache(maxsize=1024)

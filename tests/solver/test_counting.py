@@ -56,6 +56,17 @@ def test_counting_that_would_take_too_long_is_refused() -> None:
     assert small.weight == sum(comb(5, k) * comb(400, 50 - 5 - k) for k in range(6))
 
 
+def test_a_search_too_large_to_run_leaves_nothing_in_the_cache() -> None:
+    """Past the search's 120 cells the answer is "too big" at once, and the cells'
+    classes are not kept (a whole 256x256 board's were a megabyte each)."""
+    counting._classes_of.cache_clear()
+    cells = tuple((x, y) for y in range(2) for x in range(100))
+    assert counting.solutions([Constraint(cells, 3)], 10) is None
+    with pytest.raises(counting.TooBig):
+        counting.tabulate([Constraint(cells, 3)])
+    assert counting._classes_of.cache_info().currsize == 0
+
+
 def test_weights_past_64_bits_are_exact() -> None:
     cells = tuple((x, y) for y in range(4) for x in range(25))  # 100 cells, 50 mines
     table = counting.tabulate([Constraint(cells, 50)])
