@@ -13,7 +13,7 @@ at most 120 cells; a larger one is reported as too big, like one past the node l
 from array import array
 
 cimport cython
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, realloc
 
 cdef extern from *:
     ctypedef unsigned long long u128 "unsigned __int128"
@@ -42,8 +42,27 @@ cdef struct Search:
     bint listing
     int* out            # listed assignments, n ints each
     long out_len
-    long out_cap
+    long out_cap        # assignments out has room for, doubled as needed up to out_limit
+    long out_limit
     bint overflow
+    bint no_memory
+
+
+cdef bint _grow(Search* s) noexcept nogil:
+    """Doubles the room for listed assignments, up to the caller's limit; False at the
+    limit or when memory runs out (then ``no_memory`` says so)."""
+    cdef long cap
+    cdef int* more
+    if s.out_cap >= s.out_limit:
+        return False
+    cap = min(2 * s.out_cap, s.out_limit)
+    more = <int*>realloc(s.out, (cap * s.n + 1) * sizeof(int))
+    if not more:
+        s.no_memory = True
+        return False
+    s.out = more
+    s.out_cap = cap
+    return True
 
 
 cdef void _place(Search* s, int i, int mines, u128 weight) noexcept nogil:
@@ -53,7 +72,7 @@ cdef void _place(Search* s, int i, int mines, u128 weight) noexcept nogil:
         return
     if i == s.n:
         if s.listing:
-            if s.out_len == s.out_cap:
+            if s.out_len == s.out_cap and not _grow(s):
                 s.overflow = True
                 return
             for j in range(s.n):
@@ -163,7 +182,9 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
     s.node_limit = node_limit
     s.listing = listing > 0
     s.out_len = 0
-    s.out_cap = listing
+    s.out_limit = listing
+    s.out_cap = min(listing, 256)  # grown while listing: a caller's limit may be huge
+    s.no_memory = False
     s.overflow = False
     s.start = <int*>malloc((n + 1) * sizeof(int))
     s.con = <int*>malloc((sum(len(c) for c in cons_of) + 1) * sizeof(int))
@@ -176,8 +197,11 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
     s.totals = <u128*>malloc((layers * (total_cells + 1)) * sizeof(u128))
     s.counts = <u128*>malloc((layers * (total_cells + 1) * n + 1) * sizeof(u128))
     s.split = <int*>malloc((n + 1) * sizeof(int))
-    s.out = <int*>malloc((listing * n + 1) * sizeof(int))
+    s.out = <int*>malloc((s.out_cap * n + 1) * sizeof(int))
     try:
+        if (not s.start or not s.con or not s.size or not s.binom or not s.need or not s.room
+                or not s.ks or not s.totals or not s.counts or not s.split or not s.out):
+            raise MemoryError
         t = 0
         for i in range(n):
             s.start[i] = t
@@ -204,6 +228,8 @@ cdef _search(list cons_of, list sizes, list need, list room, long node_limit, lo
             s.counts[k] = 0
         with nogil:
             _place(&s, 0, 0, 1)
+        if s.no_memory:
+            raise MemoryError
         if s.overflow:
             return None
         if s.listing:
@@ -1090,6 +1116,8 @@ cdef class WinSearch:
         self.shows = <uint64_t*>malloc(
             (self.cells * self.nvals_max * self.words + 1) * sizeof(uint64_t))
         self.nvals = <int*>malloc((self.cells + 1) * sizeof(int))
+        if not self.mine or not self.shows or not self.nvals:
+            raise MemoryError
         self.node_limit = node_limit
         self.nodes = 0
         self.aborted = False
@@ -1112,6 +1140,8 @@ cdef class WinSearch:
         cdef uint64_t* s = <uint64_t*>malloc(self.words * sizeof(uint64_t))
         cdef double got
         try:
+            if not s:
+                raise MemoryError
             _fill(s, state, self.words)
             got = self._after(cell, s, floor)
             return None if self.aborted else got
@@ -1140,6 +1170,9 @@ cdef class WinSearch:
         order = <int*>malloc((self.cells + 1) * sizeof(int))
         weight = <int*>malloc((self.cells + 1) * sizeof(int))
         try:
+            if not order or not weight:  # out of memory: give up, as past the node limit
+                self.aborted = True
+                return 0.0
             for c in range(self.cells):
                 mines = _count(state, self.mine + c * self.words, self.words)
                 if mines == 0:
@@ -1185,6 +1218,9 @@ cdef class WinSearch:
         cdef uint64_t* m
         cdef uint64_t* part = <uint64_t*>malloc(self.words * sizeof(uint64_t))
         try:
+            if not part:  # out of memory: give up, as past the node limit
+                self.aborted = True
+                return 0.0
             n = _count(state, state, self.words)
             left = <double>(n - _count(state, self.mine + cell * self.words, self.words)) / n
             for k in range(self.nvals[cell]):

@@ -211,9 +211,10 @@ def solutions(
     if not key:
         return [frozenset()]
     classes, cons_of = _classes(key)
+    most = 2**62  # the search counts in C longs; no list that long would fit in memory
+    nodes = 20 * limit if node_limit is None else node_limit
     found = assignments(cons_of, [len(c) for c in classes], [m for _, m in key],
-                        [len(cells) for cells, _ in key],
-                        20 * limit if node_limit is None else node_limit, limit)
+                        [len(cells) for cells, _ in key], min(nodes, most), min(limit, most))
     if found is None:
         return None
     # a class of n cells with k mines is C(n, k) layouts: count them before listing any

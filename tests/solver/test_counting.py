@@ -67,6 +67,21 @@ def test_a_search_too_large_to_run_leaves_nothing_in_the_cache() -> None:
     assert counting._classes_of.cache_info().currsize == 0
 
 
+@pytest.mark.parametrize("limit", [10**9, 2**61])
+def test_a_huge_limit_lists_what_there_is(limit: int) -> None:
+    """The search's list grows as it finds assignments: sized from the limit up front, a
+    limit of a billion crashed the process, and 2**61 wrapped around to a tiny buffer."""
+    cells = tuple((x, 0) for x in range(10))
+    found = counting.solutions([Constraint(cells, 5)], limit)
+    assert found is not None and len(found) == comb(10, 5)
+    chain = [Constraint(((x, 0), (x + 1, 0)), 1) for x in range(3)]
+    assert sorted(map(sorted, counting.solutions(chain, limit) or [])) == [
+        [(0, 0), (2, 0)], [(1, 0), (3, 0)]]
+    pairs = [Constraint(((2 * i, 0), (2 * i + 1, 0)), 1) for i in range(12)]
+    many = counting.solutions(pairs, limit, node_limit=10**7)
+    assert many is not None and len(many) == 2**12  # 4,096 assignments: grown 4 times
+
+
 def test_weights_past_64_bits_are_exact() -> None:
     cells = tuple((x, y) for y in range(4) for x in range(25))  # 100 cells, 50 mines
     table = counting.tabulate([Constraint(cells, 50)])
