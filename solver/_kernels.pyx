@@ -384,7 +384,7 @@ def weigh(list dists, list cell_counts, long outside, long mines_left, object wa
             if acc is None:
                 acc = [0] * len(row)
             f = 0  # layouts of the rest of the board when this component has k mines
-            for k2 in range(min(len(pre), top - <Py_ssize_t>k)):
+            for k2 in range(min(len(pre), len(later) - <Py_ssize_t>k)):
                 w = pre[k2]
                 if w:
                     b = later[k + k2]
@@ -396,8 +396,8 @@ def weigh(list dists, list cell_counts, long outside, long mines_left, object wa
                     if v:
                         acc[idx] += v * f
         mine[i] = [] if acc is None else acc
-        if i:
-            later = _correlate(dense[i], later)
+        if i:  # the steps before read it below len(prefix[i]) only
+            later = _correlate(dense[i], later, len(pre))
     return weight, outside_mine, mine
 
 
@@ -411,15 +411,16 @@ cdef list _dense(dict dist):
 
 
 @cython.boundscheck(True)  # Python lists of callers' making: IndexError, not a crash
-cdef list _correlate(list d, list row):
-    """``out[j] = sum over c of d[c] * row[j + c]``, as long as ``row``."""
+cdef list _correlate(list d, list row, Py_ssize_t size):
+    """``out[j] = sum over c of d[c] * row[j + c]`` for ``j < size``."""
     cdef Py_ssize_t n = len(row), nd = len(d), j, c
-    out = [0] * n
+    size = min(size, n)
+    out = [0] * size
     for c in range(nd):
         x = d[c]
         if not x:
             continue
-        for j in range(n - c):
+        for j in range(min(size, n - c)):
             y = row[j + c]
             if y:
                 out[j] += x * y
