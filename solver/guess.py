@@ -19,6 +19,7 @@ from typing import cast
 import numpy as np
 
 from solver import counting, endgame, fifty, lookahead, regions
+from solver.budget import Budget
 from solver.errors import InvalidPositionError
 from solver.frontier import (
     Frontier,
@@ -59,6 +60,8 @@ class Situation:
     probs: dict[Cell, float]
     undecided: list[Cell]
     candidates: list[Cell]
+    budget: Budget = field(default_factory=lambda: Budget(None))
+    """The request's time: the lookahead stops weighing candidates when it runs out."""
     _memo: dict[str, object] = field(default_factory=dict)
 
     @property
@@ -355,7 +358,11 @@ def safest(s: Situation) -> Guess:
     if len(near) <= 1:
         return most_open()
     outside = frozenset(s.frontier.outside)
-    looks = [_outlook(s, c, outside) for c in near]
+    looks: list[lookahead.Outlook] = []
+    for c in near:  # the safest first: out of time, the best of those weighed so far
+        if looks and s.budget.expired():
+            break
+        looks.append(_outlook(s, c, outside))
     scores = {
         o.cell: score(s, o) * (1.0 + profile.risk * relief.get(o.cell, 0.0)) for o in looks
     }

@@ -121,7 +121,7 @@ def choose(
     if not outside_guess:
         candidates = [c for c in candidates if c in frontier] or candidates
     situation = Situation(position, profile, analysis.frontier, analysis.known,
-                          analysis.count, analysis.probs, undecided, candidates)
+                          analysis.count, analysis.probs, undecided, candidates, budget)
     pick = guess(situation)
     return Decision((*moves, Move.reveal(*pick.cell)), pick.reason, pick.algorithm, False, probs)
 

@@ -6,6 +6,8 @@ from dataclasses import replace
 
 import pytest
 
+from solver import guess, lookahead
+from solver.budget import Budget
 from solver.guess import shortlist
 from solver.position import Position
 from solver.profiles import PROFILES
@@ -28,3 +30,28 @@ def test_outside_cells_are_weighed_only_within_the_gate(gate: float,
     assert {(2, 0), (2, 1), (3, 1)} <= chosen
     # fewer than 30 outside cells: every one of them, or none
     assert chosen & OUTSIDE == (OUTSIDE if outside_weighed else set())
+
+
+def test_out_of_time_the_lookahead_weighs_only_the_safest_candidate(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request's budget reaches the lookahead: once it has run out, no more candidates
+    are weighed (a large board's counts take up to 0.1 s each), and the pick is the best
+    of those weighed; without a budget every shortlisted candidate is."""
+    weighed: list[tuple[int, int]] = []
+    real = guess._outlook
+
+    def counted(s: guess.Situation, cell: tuple[int, int], outside: frozenset[tuple[int, int]]
+                ) -> lookahead.Outlook:
+        weighed.append(cell)
+        return real(s, cell, outside)
+
+    monkeypatch.setattr(guess, "_outlook", counted)
+    guess.safest(make_situation(CORNER_ONE))
+    assert len(weighed) > 1
+    first = weighed[0]
+    weighed.clear()
+    late = make_situation(CORNER_ONE)
+    late.budget = Budget(0.0)
+    assert guess.safest(late).cell == first
+    assert weighed == [first]
