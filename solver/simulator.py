@@ -221,8 +221,6 @@ class SimulatedGame:
         anchor = ANCHORS[self.rule]
         if anchor[0] < self.width and anchor[1] < self.height:
             anchor_free = self._zone(*anchor)
-            if anchor_free == free:
-                return self._draw(free)
             if len(anchor_free) == len(free):
                 return _carry(self._draw(anchor_free), anchor_free, free)
         return self._draw(free)
