@@ -37,7 +37,7 @@ from solver.errors import (
     NoProofError,
 )
 from solver.knowledge import Knowledge
-from solver.position import Cell, GameStatus, Move, Position
+from solver.position import Cell, GameStatus, Move, Position, row_major
 from solver.probability import probabilities
 from solver.proof import Proof, prove
 
@@ -378,7 +378,7 @@ class GameService:
             knowledge = referee.engine.classify(position, budget.share(0.5))
             safe = sorted(
                 (c for c in knowledge.safe if position.is_covered(*c) and position.char(*c) != "F"),
-                key=lambda c: (c[1], c[0]),
+                key=row_major,
             )
             if safe:
                 proofs = [prove(position, c, budget) for c in safe[:_HINT_CANDIDATES]]
@@ -397,7 +397,7 @@ class GameService:
             odds = {c: p for c, p in odds.items() if c in frontier}
         low = min(odds.values())
         best_cells = sorted(
-            (c for c, p in odds.items() if p <= low + 1e-12), key=lambda c: (c[1], c[0])
+            (c for c, p in odds.items() if p <= low + 1e-12), key=row_major
         )
         return game, Hint("forced_guess", tuple(best_cells[:_HINT_CELLS]), probability=low)
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from solver.frontier import Constraint, frontier_of
-from solver.position import Cell, Position
+from solver.position import Cell, Position, row_major
 
 __all__ = ["AssumptionResult", "deduce", "propagate", "solve_assumptions"]
 
@@ -64,7 +64,7 @@ def solve_assumptions(
 ) -> AssumptionResult:
     """Tries both assumptions on every cell, repeating while anything is decided."""
     cons = list(constraints)
-    cells = sorted({c for con in cons for c in con.cells}, key=lambda c: (c[1], c[0]))
+    cells = sorted({c for con in cons for c in con.cells}, key=row_major)
     decided = propagate(cons, {}, mines_left, outside) or {}
     progress = True
     while progress:

@@ -17,7 +17,7 @@ import numpy as np
 from solver._kernels import Closure
 from solver._kernels import components as link
 from solver.errors import InvalidPositionError
-from solver.position import COVERED_CHARS, Cell, Position, cells_by_index
+from solver.position import COVERED_CHARS, Cell, Position, cells_by_index, row_major
 
 __all__ = [
     "Component",
@@ -225,7 +225,7 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     outside_flat = tuple(np.flatnonzero(out_mask).tolist())
     known_mines = sum(1 for c, m in known.items() if m)
     mines_left = position.mines - known_mines
-    frontier_cells = tuple(sorted(in_frontier, key=lambda c: (c[1], c[0])))
+    frontier_cells = tuple(sorted(in_frontier, key=row_major))
     if mines_left < 0 or mines_left > len(frontier_cells) + len(outside_flat):
         raise InvalidPositionError("the mine count does not fit the covered cells")
     return Frontier(

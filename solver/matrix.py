@@ -17,7 +17,7 @@ from fractions import Fraction
 
 from solver.errors import InvalidPositionError
 from solver.frontier import Constraint, frontier_of
-from solver.position import Cell, Position
+from solver.position import Cell, Position, row_major
 
 __all__ = ["MatrixResult", "deduce", "eliminate", "read_rows", "solve_matrix"]
 
@@ -82,7 +82,7 @@ def solve_matrix(constraints: Iterable[Constraint]) -> MatrixResult:
     cons = [(list(con.cells), con.mines) for con in constraints]
     decided: dict[Cell, bool] = {}
     while True:
-        cells = sorted({c for cs, _ in cons for c in cs}, key=lambda c: (c[1], c[0]))
+        cells = sorted({c for cs, _ in cons for c in cs}, key=row_major)
         col = {c: j for j, c in enumerate(cells)}
         rows: list[Row] = []
         for cs, m in cons:

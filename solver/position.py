@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import itertools
+import operator
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ __all__ = [
     "neighbour_indices",
     "neighbour_lists",
     "neighbours",
+    "row_major",
 ]
 
 _T = TypeVar("_T")
@@ -134,6 +136,10 @@ def neighbours(x: int, y: int, width: int, height: int) -> Iterator[Cell]:
         for nx in range(max(0, x - 1), min(width, x + 2)):
             if nx != x or ny != y:
                 yield nx, ny
+
+
+row_major = operator.itemgetter(1, 0)
+"""A cell's sort key in reading order: by row, then column."""
 
 
 @functools.lru_cache(maxsize=8)
@@ -297,7 +303,7 @@ class Position:
                 for c in self.neighbours(x, y):
                     if self.rows[c[1]][c[0]] in COVERED_CHARS:
                         seen.add(c)
-            return tuple(sorted(seen, key=lambda c: (c[1], c[0])))
+            return tuple(sorted(seen, key=row_major))
 
         return self._cached("frontier", build)
 

@@ -20,7 +20,7 @@ from solver.budget import Budget
 from solver.errors import BudgetExceededError, InvalidPositionError, NoProofError
 from solver.frontier import Constraint, components, fold_constraints
 from solver.knowledge import Conflict, minimal_conflict
-from solver.position import Cell, Position, covered_count
+from solver.position import Cell, Position, covered_count, row_major
 from solver.probability import count_component
 
 __all__ = ["Proof", "prove"]
@@ -198,7 +198,7 @@ def _proof(
             f"the numbers at {', '.join(_xy(c) for c, _ in chosen)}{where} cannot all be"
             " satisfied"
         )
-    used = sorted((c for c, _ in chosen), key=lambda c: (c[1], c[0]))
+    used = sorted((c for c, _ in chosen), key=row_major)
     return Proof(
         cell=cell,
         mine=found.claim == 1,  # the claim "safe" was contradicted

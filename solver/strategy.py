@@ -9,7 +9,6 @@ policies of :mod:`solver.guess` pick the cell.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -21,7 +20,7 @@ from solver.frontier import Component, Constraint, Frontier, FrontierTracker, co
 from solver.groups import GroupResult, reduce_groups
 from solver.guess import Situation, guess
 from solver.knowledge import classify
-from solver.position import Cell, CellState, FirstClick, Move, Position
+from solver.position import Cell, CellState, FirstClick, Move, Position, row_major
 from solver.profiles import PROFILES, Profile, opening_cell
 
 __all__ = ["Decision", "choose", "first_cell"]
@@ -109,7 +108,7 @@ def choose(
         ]
     probs = analysis.probs if analysis is not None and want_probabilities else None
     if certain:
-        moves += [Move.reveal(*c) for c in sorted(certain, key=_ROW_MAJOR)]
+        moves += [Move.reveal(*c) for c in sorted(certain, key=row_major)]
         return Decision(tuple(moves), f"certain: {algorithm}", algorithm, True, probs)
     assert analysis is not None
     undecided = [c for c in position.covered() if c not in analysis.known]
@@ -148,10 +147,6 @@ def _first_click(
         free = [c for c in position.covered() if c not in flagged] or [(x, y)]
         x, y = min(free, key=lambda c: (max(abs(c[0] - x), abs(c[1] - y)), c[1], c[0]))
     return Decision((Move.reveal(x, y),), f"first click ({rule})", "first", True, probs)
-
-
-_ROW_MAJOR = operator.itemgetter(1, 0)
-"""A cell's sort key in reading order."""
 
 
 @dataclass(frozen=True, slots=True)
