@@ -242,7 +242,7 @@ def count(
     turn it into ``InvalidPositionError``).
     """
     tables = [tabulate(cs, node_limit) for cs in components]
-    if combine_work(tables, outside, mines_left) > COMBINE_WORK:
+    if _combine_work(tables, outside, mines_left) > COMBINE_WORK:
         raise TooBig
     return combine(tables, outside, mines_left)
 
@@ -254,7 +254,7 @@ and 64,000 outside cells needed 73 million (4 s a count, and the lookahead count
 for every candidate), so it goes to the SAT engine, whose time is budgeted."""
 
 
-def combine_work(tables: Sequence[Table], outside: int, mines_left: int) -> int:
+def _combine_work(tables: Sequence[Table], outside: int, mines_left: int) -> int:
     """Steps of :func:`combine`: a pass over the possible mine totals per component, each
     a product with a binomial of about ``outside`` bits (words of 64)."""
     top = min(mines_left, sum(max(t.totals, default=0) for t in tables)) + 1
