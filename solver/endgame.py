@@ -20,27 +20,35 @@ import numpy as np
 from solver import counting
 from solver._kernels import WinSearch
 from solver.errors import InvalidPositionError
-from solver.frontier import Constraint, frontier_of
+from solver.frontier import Constraint, Frontier, frontier_of
 from solver.position import Cell, Position
 
 __all__ = ["Endgame", "best_move", "layouts"]
 
 
 def layouts(
-    position: Position, known: Mapping[Cell, bool] | None = None, limit: int = 100_000
+    position: Position,
+    known: Mapping[Cell, bool] | None = None,
+    limit: int = 100_000,
+    *,
+    frontier: Frontier | None = None,
 ) -> list[frozenset[Cell]] | None:
     """Every placement of the remaining mines on the undecided cells that fits all numbers.
 
-    Cells in ``known`` keep their status.  The numbers and the mine count (one more
-    constraint, over every undecided cell) go to :func:`solver.counting.solutions`
-    (the seed's brute force tries all ``C(cells, mines)`` placements; the result is
-    the same).  Returns ``None`` when there are more than ``limit`` placements or the
-    search takes more than ``20 * limit`` steps.
+    Cells in ``known`` keep their status; a caller that holds the position's frontier
+    with them folded in passes it as ``frontier`` instead (a guess has it, and reducing
+    the board again cost a third of the search).  The numbers and the mine count (one
+    more constraint, over every undecided cell) go to :func:`solver.counting.solutions`
+    (the seed's brute force tries all ``C(cells, mines)`` placements; the result is the
+    same).  Returns ``None`` when there are more than ``limit`` placements or the search
+    takes more than ``20 * limit`` steps.
     """
-    try:
-        fr = frontier_of(position, known)
-    except InvalidPositionError:
-        return []
+    fr = frontier
+    if fr is None:
+        try:
+            fr = frontier_of(position, known)
+        except InvalidPositionError:
+            return []
     fixed = frozenset(c for c, m in fr.known.items() if m)
     free = (*fr.cells, *fr.outside)
     if not 0 <= fr.mines_left <= len(free):
@@ -153,13 +161,15 @@ def best_move(
     *,
     max_layouts: int = 400,
     node_limit: int = 20_000,
+    frontier: Frontier | None = None,
 ) -> tuple[Cell, float] | None:
     """The candidate with the best chance to win the game, and that chance.
 
     Layouts are equally likely (every cell left is in the search, so no outside cells
-    weigh them).  Returns ``None`` when the position is too large to search.
+    weigh them); ``frontier`` as for :func:`layouts`.  Returns ``None`` when the
+    position is too large to search.
     """
-    lays = layouts(position, known, limit=max_layouts)
+    lays = layouts(position, known, limit=max_layouts, frontier=frontier)
     if not lays:
         return None
     cells = [c for c in position.covered() if c not in known]

@@ -284,8 +284,8 @@ def endgame_search(s: Situation) -> Guess | None:
         or s.count.weight > p.endgame_layouts
     ):
         return None
-    found = endgame.best_move(s.position, s.known, s.candidates,
-                              max_layouts=p.endgame_layouts, node_limit=p.endgame_nodes)
+    found = endgame.best_move(s.position, s.known, s.candidates, max_layouts=p.endgame_layouts,
+                              node_limit=p.endgame_nodes, frontier=s.decided)
     if found is None:
         return None
     cell, win = found

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 
 from solver.endgame import Endgame, best_move, layouts
+from solver.frontier import FrontierTracker
 from solver.position import Position
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
@@ -21,6 +22,11 @@ def test_layouts_equal_enumeration(params: BoardParams) -> None:
     got = layouts(position, limit=10**6)
     assert got is not None
     assert set(got) == set(oracle.layouts(position))
+    # a guess passes the frontier it holds, with the decided cells folded in
+    tracker = FrontierTracker()
+    tracker.update(position)
+    held = layouts(position, tracker.decided, limit=10**6, frontier=tracker.frontier())
+    assert held is not None and set(held) == set(got)
 
 
 def test_seed_000_last_turns_count() -> None:
