@@ -18,6 +18,7 @@ import functools
 import random
 from collections.abc import Iterable
 
+from solver._kernels import flood, shown_of
 from solver.errors import IllegalMoveError, InvalidMoveError
 from solver.position import (
     Cell,
@@ -27,7 +28,6 @@ from solver.position import (
     Move,
     MoveKind,
     Position,
-    neighbour_indices,
     neighbours,
 )
 
@@ -35,9 +35,7 @@ __all__ = ["ANCHORS", "PRESETS", "SimulatedGame", "parse_board", "preset"]
 
 COVERED, FLAG = CellState.COVERED.value, CellState.FLAG.value
 _COVERED_BYTE, _FLAG_BYTE, _EXPLODED_BYTE = ord(COVERED), ord(FLAG), ord(CellState.EXPLODED.value)
-_ZERO_BYTE, _MINE_BYTE = ord("0"), ord(CellState.MINE.value)
-_AS_DIGIT = bytes(range(ord("0"), ord("0") + 9)).ljust(256, b"?")
-"""A cell's mine count (0-8) as its digit."""
+_MINE_BYTE = ord(CellState.MINE.value)
 
 PRESETS: dict[str, tuple[int, int, int]] = {
     "beginner": (9, 9, 10),
@@ -243,32 +241,12 @@ class SimulatedGame:
     def _lay(self, layout: frozenset[Cell]) -> None:
         """Places ``layout``: what every cell shows once opened, by flat index."""
         width = self.width
-        around_of = neighbour_indices(width, self.height)
-        counts = [0] * (width * self.height)
-        mines = [y * width + x for x, y in layout]
-        for i in mines:
-            for j in around_of[i]:
-                counts[j] += 1
-        shown = bytearray(counts).translate(_AS_DIGIT)
-        for i in mines:
-            shown[i] = _MINE_BYTE
-        self.layout, self._shown = layout, bytes(shown)
+        self.layout = layout
+        self._shown = shown_of(width, self.height, [y * width + x for x, y in layout])
 
     def _open(self, i: int) -> None:
-        """Opens cell ``i`` and, from each zero it opens, the cells around."""
-        board, shown, covered = self._board, self._shown, _COVERED_BYTE
-        around_of = neighbour_indices(self.width, self.height)
-        stack = [i]
-        opened = 0
-        while stack:
-            i = stack.pop()
-            if board[i] != covered:
-                continue
-            board[i] = n = shown[i]
-            opened += 1
-            if n == _ZERO_BYTE:
-                stack.extend(around_of[i])  # open ones are skipped when popped
-        self._covered -= opened
+        """Opens cell ``i`` and, from each zero it opens, the cells around (compiled)."""
+        self._covered -= flood(self._board, self._shown, self.width, self.height, i)
 
 
 @functools.lru_cache(maxsize=16)

@@ -32,6 +32,10 @@ from solver.frontier import Constraint, components
     (lambda: _kernels.pocket_places(1000, 1000, bytes([1] * 10), 3, 3), ValueError,
      "10 cells of state for a 1000x1000 board"),
     (lambda: _kernels.Closure(100, 100, b"1"), ValueError, "1 cells for a 100x100 board"),
+    (lambda: _kernels.shown_of(3, 3, [9]), ValueError, "mine 9 is off a 3x3 board"),
+    (lambda: _kernels.shown_of(3, 3, [-1]), ValueError, "mine -1 is off a 3x3 board"),
+    (lambda: _kernels.flood(bytearray(b"#" * 9), b"0" * 8, 3, 3, 0), ValueError,
+     "a 3x3 board has 9 cells"),
 ])
 def test_a_kernel_refuses_what_it_cannot_read_safely(
     call: Callable[[], Any], error: type[Exception], says: str,

@@ -8,7 +8,10 @@ from collections import Counter
 from itertools import combinations, product
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from solver._kernels import flood, shown_of
 from solver.bench.runner import game_seed
 from solver.errors import InvalidMoveError
 from solver.position import GameStatus, Move, Position, neighbours
@@ -93,6 +96,41 @@ def test_resume_continues_the_same_game_on_its_layout() -> None:
                 assert copy.reveal(x, y) is game.reveal(x, y)
                 assert copy.position() == game.position()
     assert copy.outcome is GameStatus.WON
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 9), st.data())
+def test_the_compiled_numbers_and_flood_fill_match_the_rules(
+    width: int, height: int, data: st.DataObject
+) -> None:
+    """Every cell shows its neighbouring mines; a reveal opens the cell and, from each
+    0 it opens, every covered cell around, never a flag: checked against the rules
+    written out cell by cell."""
+    cells = list(product(range(width), range(height)))
+    mines = data.draw(st.sets(st.sampled_from(cells), max_size=len(cells) - 1))
+    shown = shown_of(width, height, [y * width + x for x, y in mines])
+    for x, y in cells:
+        expected = "*" if (x, y) in mines else str(
+            sum(n in mines for n in neighbours(x, y, width, height)))
+        assert chr(shown[y * width + x]) == expected
+    safe = [c for c in cells if c not in mines]
+    start = data.draw(st.sampled_from(safe))
+    flags = data.draw(st.sets(st.sampled_from(cells)))
+    board = bytearray(ord("F") if (i % width, i // width) in flags else ord("#")
+                      for i in range(width * height))
+    opened, todo = set(), [start] if start not in flags else []
+    while todo:
+        c = todo.pop()
+        if c in opened or c in flags:
+            continue
+        opened.add(c)
+        if shown[c[1] * width + c[0]] == ord("0"):
+            todo.extend(neighbours(*c, width, height))
+    assert flood(board, shown, width, height, start[1] * width + start[0]) == len(opened)
+    for x, y in cells:
+        i = y * width + x
+        expected = "F" if (x, y) in flags else chr(shown[i]) if (x, y) in opened else "#"
+        assert chr(board[i]) == expected
 
 
 def test_play_all_skips_what_a_flood_fill_opened_and_stops_at_the_end() -> None:
