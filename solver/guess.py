@@ -73,6 +73,34 @@ class Situation:
         assert isinstance(got, frozenset)
         return got
 
+    def within(self, limit: float) -> tuple[list[Cell], list[Cell]]:
+        """The candidates whose mine probability is at most ``limit``: those on the
+        frontier, row-major, and those outside it.  After an exact count every outside
+        cell has the same probability, so it is read once: an early guess has hundreds
+        of outside candidates, and this ran over each of them several times a guess."""
+        p = self.probs
+        got = self._memo.get("sides")
+        if got is None:
+            cands = self.candidate_set
+            got = self._memo["sides"] = (
+                [c for c in self.frontier.cells if c in cands],
+                [c for c in self.frontier.outside if c in cands],
+            )
+        assert isinstance(got, tuple)
+        inner, outer = got
+        near = [c for c in inner if p[c] <= limit]
+        if self.count is None:  # approximate probabilities differ from cell to cell
+            return near, [c for c in outer if p[c] <= limit]
+        return near, outer if outer and p[outer[0]] <= limit else []
+
+    def best_probability(self) -> float:
+        """The lowest mine probability among the candidates."""
+        near, far = self.within(1.0)
+        p = self.probs
+        return min(min(map(p.__getitem__, near), default=1.0),
+                   min(map(p.__getitem__, far[:1] if self.count is not None else far),
+                       default=1.0))
+
     @property
     def decided(self) -> Frontier:
         """The frontier with every decided cell folded in."""
@@ -201,7 +229,7 @@ class Situation:
         cell's mine and safe layouts."""
         if not self.profile.risk or self.count is None:
             return {}
-        cands = set(self.candidates)
+        cands = self.candidate_set
         if self.profile.risk_walls:
             influence = self._wide_influence()
         else:
@@ -228,7 +256,7 @@ class Situation:
         for pocket in self._likely():
             for c in (*pocket.cells, *pocket.enablers):
                 weight[c] = weight.get(c, 0) + pocket.weight
-        cands, s = set(self.candidates), counting.float_shift(total)
+        cands, s = self.candidate_set, counting.float_shift(total)
         return sorted(
             c for c, w in weight.items()
             if c in cands
@@ -337,12 +365,13 @@ def safest(s: Situation) -> Guess:
     undecided neighbours."""
     profile, p = s.profile, s.probs
     relief = s.relief() if profile.risk else {}
-    best_p = min(map(p.__getitem__, s.candidates))
+    best_p = s.best_probability()
     bound = best_p + 1e-9
     reason = f"guess: lowest mine probability {best_p:.3f}"
 
     def most_open() -> Guess:
-        tied = [c for c in s.candidates if p[c] <= bound]
+        near, far = s.within(bound)
+        tied = near + far
         # many tied outside cells: only the corners/edges can win
         return Guess(s.by_openness(tied, degree=len(tied) > 16, first=1)[0], reason, "guess")
 
@@ -458,14 +487,9 @@ def shortlist(s: Situation, best_p: float) -> list[Cell]:
     """The cells worth a lookahead: frontier cells near the safest, and a few outside
     representatives (fewest undecided neighbours first: likeliest to open an area)."""
     profile, p = s.profile, s.probs
-    frontier = set(s.frontier.cells)
     limit = 1.0 - (1.0 - best_p) * profile.ratio if profile.ratio else best_p + profile.tolerance
-    inner: list[Cell] = []
-    out: list[Cell] = []
-    for c in s.candidates:
-        if p[c] <= limit + 1e-12:
-            (inner if c in frontier else out).append(c)
-    inner.sort(key=p.__getitem__)
+    inner, out = s.within(limit + 1e-12)
+    inner.sort(key=p.__getitem__)  # row-major among equals
     if profile.outside_pick == "witness":
         out = _witness_outside(s, out, inner)
     out = s.by_openness(out, first=None if profile.near_outside else profile.outside_candidates)

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver import guess, lookahead
 from solver.budget import Budget
 from solver.guess import shortlist
 from solver.position import Position
 from solver.profiles import PROFILES
-from tests.solver.boards import make_situation
+from tests.solver.boards import BoardParams, boards, make_position, make_situation
 
 # The 1 holds one mine among its three neighbours (safety 2/3); the other eight cells
 # hold the other three (safety 5/8): 0.9375 of the frontier's safety.
@@ -55,3 +58,28 @@ def test_out_of_time_the_lookahead_weighs_only_the_safest_candidate(
     late.budget = Budget(0.0)
     assert guess.safest(late).cell == first
     assert weighed == [first]
+
+
+@settings(max_examples=150, deadline=None)
+@given(params=boards, limit=st.floats(0.0, 1.0), approximate=st.booleans())
+def test_within_is_the_candidates_under_the_limit(
+    params: BoardParams, limit: float, approximate: bool
+) -> None:
+    """The guess reads the outside cells' shared probability once; it must find the
+    cells a scan of every candidate finds, frontier cells row-major, and the same
+    safest probability, also with approximate probabilities (no count), where the
+    outside cells' differ."""
+    position = make_position(params)
+    situation = make_situation(position)
+    if not situation.candidates:
+        return
+    if approximate:
+        rng = random.Random(params[-1])
+        situation = replace(situation, count=None, _memo={},
+                            probs={c: rng.random() for c in situation.candidates})
+    p, frontier = situation.probs, set(situation.frontier.cells)
+    near, far = situation.within(limit)
+    assert near == [c for c in situation.candidates if c in frontier and p[c] <= limit]
+    assert sorted(far) == sorted(
+        c for c in situation.candidates if c not in frontier and p[c] <= limit)
+    assert situation.best_probability() == min(p[c] for c in situation.candidates)
