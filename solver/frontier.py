@@ -101,7 +101,7 @@ class Frontier:
     width: int = field(default=1, repr=False)
     outside_flat: tuple[int, ...] = field(default=(), repr=False, compare=False)
     height: int = field(default=1, repr=False)
-    _memo: dict[str, tuple[Cell, ...]] = field(default_factory=dict, repr=False, compare=False)
+    _memo: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def outside(self) -> tuple[Cell, ...]:
@@ -109,6 +109,16 @@ class Frontier:
         if got is None:
             cells = cells_by_index(self.width, self.height)
             got = self._memo["outside"] = tuple([cells[i] for i in self.outside_flat])
+        assert isinstance(got, tuple)
+        return got
+
+    def components(self) -> list[tuple[tuple[Cell, ...], list[Constraint]]]:
+        """:func:`components` of :attr:`constraints`, linked once: a guess counts them
+        and then looks for closed regions among them.  Shared, so not to be changed."""
+        got = self._memo.get("components")
+        if got is None:
+            got = self._memo["components"] = link(self.constraints)
+        assert isinstance(got, list)
         return got
 
     def fold(self, more: Mapping[Cell, bool]) -> Frontier:

@@ -139,7 +139,7 @@ class Situation:
             decided = self.decided
             try:
                 tables = [counting.tabulate(cs, 20_000)
-                          for _, cs in components(decided.constraints)]
+                          for _, cs in decided.components()]
             except counting.TooBig:
                 tables = None
             base = self._memo["base"] = _Base(decided, tables, frozenset(decided.cells))
@@ -326,8 +326,7 @@ def closed_region(s: Situation) -> Guess | None:
     if not s.profile.regions or s.count is None:
         return None
     cands = s.candidate_set
-    for region in regions.closed_regions(s.position, s.decided.constraints, s.known,
-                                         s.profile.regions):
+    for region in regions.closed_regions(s.position, s.decided, s.profile.regions):
         if not cands.issuperset(region.cells):
             continue
         found = regions.best_move(s.position, region, s.profile.endgame_nodes)

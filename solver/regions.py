@@ -13,12 +13,11 @@ with a known mine count"; JSMinesweeper's isolated edges).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from solver import counting
 from solver.endgame import Endgame
-from solver.frontier import Constraint, components
+from solver.frontier import Constraint, Frontier
 from solver.position import COVERED_CHARS, Cell, Position, neighbour_lists
 
 __all__ = ["Region", "best_move", "closed_regions", "solutions"]
@@ -37,19 +36,18 @@ class Region:
 
 def closed_regions(
     position: Position,
-    constraints: Sequence[Constraint],
-    known: Mapping[Cell, bool],
+    frontier: Frontier,
     max_solutions: int = 1_000,
     node_limit: int = 20_000,
 ) -> list[Region]:
     """The closed, fixed-mine-count components with at most ``max_solutions`` solutions.
 
-    ``constraints`` are over the undecided cells (``known`` folded in).
+    ``frontier`` is the position's, with every decided cell folded in (its ``known``).
     """
     out = []
-    width, rows = position.width, position.rows
+    width, rows, known = position.width, position.rows, frontier.known
     around = neighbour_lists(width, position.height)
-    for cells, cons in components(constraints):
+    for cells, cons in frontier.components():
         members = set(cells)
         if any(
             rows[n[1]][n[0]] in COVERED_CHARS and n not in members and n not in known

@@ -16,7 +16,7 @@ from solver import counting
 from solver.approx import approximate
 from solver.budget import Budget
 from solver.errors import InvalidPositionError
-from solver.frontier import Component, Constraint, Frontier, FrontierTracker, components
+from solver.frontier import Component, Frontier, FrontierTracker
 from solver.groups import GroupResult, reduce_groups
 from solver.guess import Situation, guess
 from solver.knowledge import classify
@@ -186,7 +186,7 @@ def _analyse(
     fr = fr.fold(known)
     decided = dict(known)
     try:
-        cnt = _count(fr.constraints, fr.outside_count, fr.mines_left, profile.node_limit)
+        cnt = _count(fr, profile.node_limit)
     except counting.TooBig:
         knowledge = classify(position, known=known, budget=budget)
         decided.update(knowledge.decided())
@@ -211,15 +211,10 @@ def _analyse(
     return _Analysis(fr, decided, cnt, probs)
 
 
-def _count(
-    constraints: tuple[Constraint, ...] | list[Constraint],
-    outside: int,
-    mines_left: int,
-    node_limit: int,
-) -> counting.Count:
-    comps = [cs for _, cs in components(constraints)]
+def _count(fr: Frontier, node_limit: int) -> counting.Count:
+    comps = [cs for _, cs in fr.components()]
     try:
-        return counting.count(comps, outside, mines_left, node_limit)
+        return counting.count(comps, fr.outside_count, fr.mines_left, node_limit)
     except ValueError as exc:
         raise InvalidPositionError(str(exc)) from None
 

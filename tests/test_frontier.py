@@ -32,6 +32,9 @@ def test_fold_equals_a_fresh_scan(params: BoardParams) -> None:
     assert folded.outside_flat == fresh.outside_flat
     assert folded.mines_left == fresh.mines_left
     assert dict(folded.known) == dict(fresh.known)
+    # the folded frontier's components, linked once for every policy that asks
+    assert folded.components() == components(folded.constraints)
+    assert folded.components() is folded.components()
 
 
 def test_fold_rejects_a_contradiction() -> None:

@@ -26,8 +26,7 @@ def test_regions_are_closed_and_complete(params: BoardParams) -> None:
     position = make_position(params)
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
-    constraints = frontier_of(position, known).constraints
-    for region in regions.closed_regions(position, constraints, known):
+    for region in regions.closed_regions(position, frontier_of(position, known)):
         cells = set(region.cells)
         for c in cells:
             for n in position.neighbours(*c):
@@ -51,8 +50,7 @@ def test_a_region_that_is_the_whole_board_is_the_endgame(params: BoardParams) ->
     lays = list(oracle.layouts(position))
     known = _known(position, lays)
     undecided = [c for c in position.covered() if c not in known]
-    constraints = frontier_of(position, known).constraints
-    found = regions.closed_regions(position, constraints, known)
+    found = regions.closed_regions(position, frontier_of(position, known))
     whole = [r for r in found if set(r.cells) == set(undecided)]
     if not whole:
         return
@@ -67,8 +65,7 @@ def test_a_region_that_is_the_whole_board_is_the_endgame(params: BoardParams) ->
 def test_a_walled_pair_is_a_coin_flip() -> None:
     # (0, 0) and (1, 0) hold the 1's mine and touch nothing else that is covered
     position = Position.from_rows(["##", "11"], 1)
-    constraints = frontier_of(position).constraints
-    (region,) = regions.closed_regions(position, constraints, {})
+    (region,) = regions.closed_regions(position, frontier_of(position))
     assert set(region.cells) == {(0, 0), (1, 0)} and region.mines == 1
     best = regions.best_move(position, region)
     assert best is not None and best[1] == pytest.approx(0.5)
