@@ -24,6 +24,7 @@ from server.errors import (
     RateLimitedError,
     StoreUnavailableError,
 )
+from server.openapi import KaboomApp
 from server.routes import api
 from server.service import GameService
 from server.store import open_store
@@ -80,7 +81,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await task
         store.close()
 
-    app = FastAPI(
+    app = KaboomApp(
         title="Kaboom",
         summary="Cruel-but-fair Minesweeper: mines are decided when a click needs them.",
         version="0.1.0",

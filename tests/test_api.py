@@ -230,6 +230,35 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
         assert p in paths
 
 
+def test_openapi_bounds_are_the_exact_integers(client: TestClient) -> None:
+    """FastAPI wrote every bound as a float: the seed's maximum became 2**63, a seed the
+    server refuses.  The document gives the models' integers, exactly."""
+    document = client.get("/openapi.json").json()
+    bounds: list[object] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            bounds.extend(v for k, v in node.items() if k in ("minimum", "maximum"))
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(document)
+    assert bounds and all(type(b) is int for b in bounds), bounds
+    new_game = document["components"]["schemas"]["NewGame"]["properties"]
+    assert new_game["width"]["maximum"] == 256
+    [seed, _] = new_game["seed"]["anyOf"]
+    assert seed["maximum"] == 2**63 - 1
+    r = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10,
+                                        "seed": seed["maximum"] + 1})
+    assert r.status_code == 422
+    r = client.post("/api/games", json={"width": 9, "height": 9, "mines": 10,
+                                        "seed": seed["maximum"]})
+    assert r.status_code == 201
+
+
 def test_game_survives_a_server_restart(live_server: LiveServer) -> None:
     with httpx.Client(base_url=live_server.url, timeout=30) as http:
         g = http.post("/api/games", json={"width": 16, "height": 16, "mines": 40, "seed": 8}).json()
