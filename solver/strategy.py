@@ -20,7 +20,7 @@ from solver.frontier import Component, Frontier, FrontierTracker
 from solver.groups import GroupResult, reduce_groups
 from solver.guess import Situation, guess
 from solver.knowledge import classify
-from solver.position import Cell, CellState, FirstClick, Move, Position, row_major
+from solver.position import Cell, CellState, FirstClick, Move, MoveKind, Position, row_major
 from solver.profiles import PROFILES, Profile, opening_cell
 
 __all__ = ["Decision", "choose", "first_cell"]
@@ -108,7 +108,8 @@ def choose(
         ]
     probs = analysis.probs if analysis is not None and want_probabilities else None
     if certain:
-        moves += [Move.reveal(*c) for c in sorted(certain, key=row_major)]
+        # a game plays hundreds of these: built directly, not through Move.reveal
+        moves += [Move(MoveKind.REVEAL, x, y) for x, y in sorted(certain, key=row_major)]
         return Decision(tuple(moves), f"certain: {algorithm}", algorithm, True, probs)
     assert analysis is not None
     undecided = [c for c in position.covered() if c not in analysis.known]
