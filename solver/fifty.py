@@ -90,7 +90,7 @@ def pockets(
     more mines (for a pair; ``box_walls`` for a 2x2 block) would turn into a 50/50
     (JSMinesweeper's long-term risk)."""
     width = position.width
-    state = bytearray("".join(position.rows).encode("ascii").translate(_COVERED))
+    state = bytearray(position.flat.encode("ascii").translate(_COVERED))
     for (x, y), m in known.items():
         i = y * width + x
         if state[i]:

@@ -38,7 +38,7 @@ _IS_COVERED[[ord(ch) for ch in COVERED_CHARS]] = True
 def covered_mask(position: Position) -> np.ndarray:
     """``out[y, x]``: whether the cell is covered (marks included); one table lookup per
     cell, where ``np.isin`` sorts its arguments on every call."""
-    board = np.frombuffer("".join(position.rows).encode("ascii"), dtype=np.uint8)
+    board = np.frombuffer(position.flat.encode("ascii"), dtype=np.uint8)
     out: np.ndarray = _IS_COVERED[board].reshape(position.height, position.width)
     return out
 
@@ -186,7 +186,7 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
     rows = position.rows
     width, height = position.width, position.height
     known = {c: m for c, m in (known or {}).items() if rows[c[1]][c[0]] in COVERED_CHARS}
-    flat = "".join(rows)
+    flat = position.flat
     board = np.frombuffer(flat.encode("ascii"), dtype=np.uint8).reshape(height, width)
     covered = _IS_COVERED[board]
     digits = (board >= ord("0")) & (board <= ord("8"))
@@ -320,7 +320,7 @@ class FrontierTracker:
         if position.rows is self._rows:
             return
         width, height, mines = size = (position.width, position.height, position.mines)
-        flat = "".join(position.rows).encode("ascii")
+        flat = position.flat.encode("ascii")
         try:
             closure = self._closure
             if closure is None or size != self._size or not closure.advance(flat):

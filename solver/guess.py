@@ -516,7 +516,7 @@ def _witness_outside(s: Situation, out: list[Cell], inner: list[Cell]) -> list[C
     if s.frontier.outside_count < 30:
         return out
     width, height = s.position.width, s.position.height
-    board = "".join(s.position.rows)
+    board = s.position.flat
     around = s._around()
     keep = []
     for c in out:

@@ -189,7 +189,8 @@ class Position:
                 if len(row) != self.width:
                     raise InvalidPositionError(
                         f"row {y} has {len(row)} cells, expected {self.width}")
-        if "".join(self.rows).translate(_DROP_KNOWN):  # one C pass; the slow loop finds it
+        flat = self._cache["flat"] = "".join(self.rows)
+        if flat.translate(_DROP_KNOWN):  # one C pass; the slow loop finds it
             for y, row in enumerate(self.rows):
                 bad = set(row) - _ALL_CHARS
                 if bad:
@@ -258,19 +259,31 @@ class Position:
             for x in range(self.width):
                 yield x, y
 
+    @property
+    def flat(self) -> str:
+        """The rows as one string, cell ``(x, y)`` at ``y * width + x``: joined once, for
+        every check that reads the whole board."""
+        flat = self._cache.get("flat")
+        if flat is None:
+            flat = self._cache["flat"] = "".join(self.rows)
+        assert isinstance(flat, str)
+        return flat
+
     def covered(self) -> tuple[Cell, ...]:
         """Every covered cell (flags and question marks included), row-major."""
         return self._cached(
             "covered",
             lambda: tuple(itertools.compress(
                 cells_by_index(self.width, self.height),
-                map(COVERED_CHARS.__contains__, "".join(self.rows)),
+                map(COVERED_CHARS.__contains__, self.flat),
             )),
         )
 
     def flags(self) -> tuple[Cell, ...]:
         """Every flagged cell, row-major."""
         flag = CellState.FLAG.value
+        if flag not in self.flat:  # a solver asks at every move; boards seldom have flags
+            return ()
         return self._cached(
             "flags",
             lambda: tuple(
@@ -279,7 +292,7 @@ class Position:
                 if flag in row
                 for x, ch in enumerate(row)
                 if ch == flag
-            ) if any(flag in row for row in self.rows) else (),
+            ),
         )
 
     def numbers(self) -> tuple[tuple[Cell, int], ...]:
@@ -315,13 +328,13 @@ class Position:
     @property
     def is_start(self) -> bool:
         """True while nothing has been opened yet."""
-        return _OPEN_DIGIT.search("".join(self.rows)) is None
+        return _OPEN_DIGIT.search(self.flat) is None
 
     @property
     def is_finished(self) -> bool:
         """True when the board shows an end-of-game character."""
-        board = "".join(self.rows)
-        return any(ch in board for ch in _END_CHARS)  # a substring search each, in C
+        flat = self.flat
+        return any(ch in flat for ch in _END_CHARS)  # a substring search each, in C
 
     # ----------------------------------------------------------------- updating
     def with_cells(self, changes: dict[Cell, str]) -> Position:
