@@ -31,14 +31,16 @@ TILES = [16, 20, 24, 32]
 
 def _random_layout(rng: random.Random, width: int, height: int, mines: int
                    ) -> tuple[frozenset[Cell], Cell]:
-    """A random layout and a start cell showing 0 (so the game opens an area)."""
+    """A random layout and a start cell showing 0 (so the game opens an area); a
+    ``ValueError`` when 1,000 draws found none (a board too crowded for one)."""
     cells = [(x, y) for y in range(height) for x in range(width)]
-    while True:
+    for _ in range(1000):
         layout = frozenset(rng.sample(cells, mines))
         zeros = [c for c in cells if c not in layout
                  and not any(n in layout for n in neighbours(*c, width, height))]
         if zeros:
             return layout, rng.choice(zeros)
+    raise ValueError(f"no layout of {width}x{height}/{mines} in 1,000 draws had a cell showing 0")
 
 
 def _board_after(layout: frozenset[Cell], width: int, height: int, clicks: Iterable[Cell]
@@ -81,6 +83,8 @@ def main() -> int:
     args = parser.parse_args()
     try:
         sizes = [parse_board(text) for text in args.sizes]
+        for w, h, m in sizes:  # crowded boards are refused before any game starts
+            _random_layout(random.Random(0), w, h, m)
     except ValueError as e:
         parser.error(f"--sizes: {e}")
     rng = random.Random(args.seed)

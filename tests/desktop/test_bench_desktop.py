@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchkit import run_bench
+from tests.benchkit import bench_usage_error, run_bench
 
 
 @pytest.mark.usefixtures("need_chromium")
@@ -33,3 +33,10 @@ def test_desktop_read_reads_known_layouts_back(tmp_path: Path) -> None:
     assert [(r["size"], r["tile"]) for r in rows] == [("9x9", 16), ("9x9", 24)]
     for row in rows:  # three readings of 81 cells: at the start, half way, won
         assert row["cells_read"] == 3 * 81 and row["cells_wrong"] == 0
+
+
+def test_desktop_read_refuses_a_board_without_room_for_an_opening() -> None:
+    """Every layout starts from a cell showing 0; on a board too crowded for one the
+    draw would have looped for ever."""
+    says = bench_usage_error("desktop_read.py", "--sizes", "9x9/10", "3x3/8")
+    assert "no layout of 3x3/8 in 1,000 draws had a cell showing 0" in says
