@@ -77,7 +77,8 @@ class Situation:
         """The candidates whose mine probability is at most ``limit``: those on the
         frontier, row-major, and those outside it.  After an exact count every outside
         cell has the same probability, so it is read once: an early guess has hundreds
-        of outside candidates, and this ran over each of them several times a guess."""
+        of outside candidates, and this ran over each of them several times a guess.
+        The outside list may be the situation's own: read it, do not change it."""
         p = self.probs
         got = self._memo.get("sides")
         if got is None:
