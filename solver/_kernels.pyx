@@ -445,6 +445,21 @@ cdef list _convolve(list a, list b, long cap):
     return out
 
 
+# ---------------------------------------------------------------------- the board
+cdef inline int _around(Py_ssize_t i, int width, int height, Py_ssize_t* out) noexcept:
+    """Writes the flat indices of cell ``i``'s neighbours, row-major, into ``out`` (room
+    for 8); returns how many: the closure's table, the layout's numbers and the flood
+    fill all walk them."""
+    cdef int x = i % width, y = i // width, dx, dy, t = 0
+    for dy in range(-1, 2):
+        if 0 <= y + dy < height:
+            for dx in range(-1, 2):
+                if (dx or dy) and 0 <= x + dx < width:
+                    out[t] = (y + dy) * width + x + dx
+                    t += 1
+    return t
+
+
 # ---------------------------------------------------------------------- the closure
 from solver.errors import InvalidPositionError
 
@@ -483,7 +498,8 @@ cdef class Closure:
     cdef public int covered
 
     def __init__(self, int width, int height, bytes flat):
-        cdef int i, x, y, dx, dy, t
+        cdef int i, t
+        cdef Py_ssize_t around[8]
         if width < 1 or height < 1 or len(flat) != width * height:
             raise ValueError(f"{len(flat)} cells for a {width}x{height} board")
         self.width, self.height, self.n = width, height, width * height
@@ -504,14 +520,9 @@ cdef class Closure:
         self.decided = []
         self.opened = []
         for i in range(n):
-            x, y = i % width, i // width
-            t = 0
-            for dy in range(-1, 2):
-                for dx in range(-1, 2):
-                    if (dx or dy) and 0 <= x + dx < width and 0 <= y + dy < height:
-                        self.nb[8 * i + t] = (y + dy) * width + x + dx
-                        t += 1
-            self.nbn[i] = t
+            self.nbn[i] = _around(i, width, height, around)
+            for t in range(self.nbn[i]):
+                self.nb[8 * i + t] = <int>around[t]
         self.flat = flat
         self.mines_decided = 0
         self.covered = 0
@@ -1277,19 +1288,15 @@ def shown_of(int width, int height, object mines):
     cdef Py_ssize_t n = <Py_ssize_t>width * height
     cdef bytearray out = bytearray(b"0") * n
     cdef unsigned char[::1] shown = out
-    cdef int x, y, dx, dy, nx, ny
+    cdef int t, k
     cdef Py_ssize_t i
+    cdef Py_ssize_t around[8]
     for i in mines:
         if not 0 <= i < n:
             raise ValueError(f"mine {i} is off a {width}x{height} board")
-        x, y = i % width, i // width
-        for dy in range(-1, 2):
-            ny = y + dy
-            if 0 <= ny < height:
-                for dx in range(-1, 2):
-                    nx = x + dx
-                    if 0 <= nx < width:
-                        shown[ny * width + nx] += 1
+        k = _around(i, width, height, around)
+        for t in range(k):
+            shown[around[t]] += 1
     for i in mines:
         shown[i] = b"*"[0]
     return bytes(out)
@@ -1303,7 +1310,8 @@ def flood(unsigned char[::1] board, const unsigned char[::1] shown, int width, i
     cdef Py_ssize_t n = <Py_ssize_t>width * height
     cdef unsigned char covered = b"#"[0], zero = b"0"[0]
     cdef Py_ssize_t i, j, top, opened
-    cdef int x, y, dx, dy, nx, ny
+    cdef int t, k
+    cdef Py_ssize_t around[8]
     if board.shape[0] != n or shown.shape[0] != n:
         raise ValueError(f"a {width}x{height} board has {n} cells")
     if not 0 <= start < n or board[start] != covered:
@@ -1318,18 +1326,13 @@ def flood(unsigned char[::1] board, const unsigned char[::1] shown, int width, i
         i = stack[top]
         if board[i] != zero:
             continue
-        x, y = i % width, i // width
-        for dy in range(-1, 2):
-            ny = y + dy
-            if 0 <= ny < height:
-                for dx in range(-1, 2):
-                    nx = x + dx
-                    if 0 <= nx < width:
-                        j = ny * width + nx
-                        if board[j] == covered:
-                            board[j] = shown[j]
-                            opened += 1
-                            stack[top] = j
-                            top += 1
+        k = _around(i, width, height, around)
+        for t in range(k):
+            j = around[t]
+            if board[j] == covered:
+                board[j] = shown[j]
+                opened += 1
+                stack[top] = j
+                top += 1
     free(stack)
     return opened
