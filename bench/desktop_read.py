@@ -56,16 +56,6 @@ def _board_after(layout: frozenset[Cell], width: int, height: int, clicks: Itera
     return rows
 
 
-def _read_until(session: DesktopSession, want: list[str], timeout: float = 5.0) -> list[str]:
-    """Reads until the board shows ``want`` (the game may lag); the last reading."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = list(session.read().rows)
-        if rows == want or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
-
-
 def _compare(got: list[str], want: list[str]) -> tuple[int, int]:
     cells = sum(len(r) for r in want)
     wrong = sum(a != b for g, w in zip(got, want, strict=True) for a, b in zip(g, w, strict=True))
@@ -106,11 +96,11 @@ def main() -> int:
                         for cell in half:
                             session.click(Move.reveal(*cell))
                         want = _board_after(layout, w, h, [start, *half])
-                        checks.append((_read_until(session, want), want))
+                        checks.append((session.read_until(want), want))
                         for cell in safe[len(safe) // 2:]:
                             session.click(Move.reveal(*cell))
                         want = _board_after(layout, w, h, [start, *safe])
-                        checks.append((_read_until(session, want), want))
+                        checks.append((session.read_until(want), want))
                         t0 = time.perf_counter()
                         for _ in range(10):
                             session.read()

@@ -246,6 +246,17 @@ class DesktopSession:
         raise ScreenReadError(f"no playable {self.profile.name} board appeared: {last_error}")
 
     # ------------------------------------------------------------------ reading
+    def read_until(self, want: list[str], timeout: float = 5.0) -> list[str]:
+        """Reads until the board shows the rows ``want`` (a game may lag behind its
+        clicks) or ``timeout`` seconds pass; returns the last reading, for a caller that
+        knows what the board must show (the read tests, ``bench/desktop_read.py``)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            rows = list(self.read().rows)
+            if rows == want or time.monotonic() > deadline:
+                return rows
+            time.sleep(0.05)
+
     def read(self, timeout: float = 3.0) -> Position:
         """The board as two captures ``stable_gap`` seconds apart agree on it.
 

@@ -3,25 +3,10 @@
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from solver.position import Cell
 from tests.oracle import number_at
-
-if TYPE_CHECKING:
-    from bots.desktop.driver import DesktopSession
-
-
-def read_until(session: DesktopSession, want: list[str], timeout: float = 5.0) -> list[str]:
-    """Reads until the board shows ``want`` (the game may lag); returns the last reading."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = list(session.read().rows)
-        if rows == want or time.monotonic() > deadline:
-            return rows
-        time.sleep(0.05)
 
 
 def random_layout(

@@ -9,7 +9,7 @@ import pytest
 from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
 from solver.position import Move
-from tests.desktop.boards import expected_rows, opened_by, random_layout, read_until
+from tests.desktop.boards import expected_rows, opened_by, random_layout
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 
@@ -49,7 +49,7 @@ def test_known_layout_reads_back_exactly(xdisplay: str, width: int, height: int,
             session.click(Move.reveal(*cell))
         opened = opened_by(layout, width, height, [start, *half])
         want = expected_rows(layout, width, height, opened)
-        got = read_until(session, want)
+        got = session.read_until(want)
         assert got == want, _diff(got, want)
 
         # open the rest: the game is won and sgt-mines flags every mine itself
@@ -58,7 +58,7 @@ def test_known_layout_reads_back_exactly(xdisplay: str, width: int, height: int,
             session.click(Move.reveal(*cell))
         opened = opened_by(layout, width, height, [start, *half, *rest])
         want = expected_rows(layout, width, height, opened, won=True)
-        got = read_until(session, want)
+        got = session.read_until(want)
         assert got == want, _diff(got, want)
         assert session.profile.outcome(session.read()) == "won"
 
@@ -75,11 +75,11 @@ def test_flag_and_exploded_mine_read_back(xdisplay: str) -> None:
         want = [list(r) for r in base]
         want[flagged[1]][flagged[0]] = "F"
         rows = ["".join(r) for r in want]
-        got = read_until(session, rows)
+        got = session.read_until(rows)
         assert got == rows, _diff(got, rows)
         session.click(Move.reveal(*stepped))
         want[stepped[1]][stepped[0]] = "X"
         rows = ["".join(r) for r in want]
-        got = read_until(session, rows)
+        got = session.read_until(rows)
         assert got == rows, _diff(got, rows)
         assert session.profile.outcome(session.read()) == "lost"
