@@ -261,13 +261,9 @@ class Position:
 
     @property
     def flat(self) -> str:
-        """The rows as one string, cell ``(x, y)`` at ``y * width + x``: joined once, for
-        every check that reads the whole board."""
-        flat = self._cache.get("flat")
-        if flat is None:
-            flat = self._cache["flat"] = "".join(self.rows)
-        assert isinstance(flat, str)
-        return flat
+        """The rows as one string, cell ``(x, y)`` at ``y * width + x``: joined once, when
+        the position was checked, for every check that reads the whole board."""
+        return cast(str, self._cache["flat"])
 
     def covered(self) -> tuple[Cell, ...]:
         """Every covered cell (flags and question marks included), row-major."""
