@@ -1,7 +1,7 @@
 """Types of the compiled kernel (``solver/_kernels.pyx``) for mypy."""
 
 from collections.abc import Callable, Iterable
-from typing import TypeVar, overload
+from typing import Protocol, TypeVar, overload
 
 MAX_CELLS: int
 
@@ -33,10 +33,17 @@ def weigh(
     mines_left: int,
     ways: Callable[[int, int], int],
 ) -> tuple[int, int, list[list[int]] | None] | None: ...
+class _Grouped(Protocol):
+    @property
+    def cells(self) -> Iterable[tuple[int, int]]: ...
+    @property
+    def mines(self) -> int: ...
+
 def reduce(
-    constraints: list[tuple[frozenset[tuple[int, int]], int]], max_rounds: int, stop_at_safe: bool
+    constraints: list[_Grouped], max_rounds: int, stop_at_safe: bool
 ) -> tuple[
-    dict[frozenset[tuple[int, int]], int], set[tuple[int, int]], set[tuple[int, int]], bool
+    list[tuple[frozenset[tuple[int, int]], int]], set[tuple[int, int]], set[tuple[int, int]],
+    bool,
 ]: ...
 def living_lows(
     weights: dict[tuple[int, int], int],

@@ -62,12 +62,10 @@ def reduce_groups(
     ``trivial`` in the result then says the pair rules were not needed.  Raises
     :class:`InvalidPositionError` when the groups contradict each other.
     """
-    groups, safe, mines, trivial = reduce(
-        [(frozenset(con.cells), con.mines) for con in constraints], max_rounds, stop_at_safe
-    )
+    groups, safe, mines, trivial = reduce(list(constraints), max_rounds, stop_at_safe)
     return GroupResult(
         frozenset(safe),
         frozenset(mines),
-        tuple(Group(cells, m) for cells, m in groups.items()),
+        tuple(Group(cells, m) for cells, m in groups),
         trivial and bool(safe),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +99,40 @@ def test_groups_hold_in_every_solution(
         assert not result.safe & mines
         assert result.mines <= mines
         assert all(len(g.cells & mines) == g.mines for g in result.groups)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    systems=st.lists(
+        st.tuples(st.sets(st.sampled_from(_cells), min_size=1), st.integers(0, 3)),
+        min_size=1, max_size=6,
+    ),
+    stop_at_safe=st.booleans(),
+)
+def test_copies_across_many_words_each_get_the_single_result(
+    systems: list[tuple[set[tuple[int, int]], int]], stop_at_safe: bool
+) -> None:
+    """The compiled fixpoint keeps its groups as bitsets of 64-cell words: 25 disjoint
+    copies of one system (200 cells, their constraints interleaved so that each copy's
+    cells spread over the words) must each come out as the system alone does."""
+    cons = [Constraint(tuple(sorted(c)), min(m, len(c))) for c, m in systems]
+    copies = 25
+
+    def shifted(cells: frozenset[tuple[int, int]] | tuple[tuple[int, int], ...], k: int
+                ) -> frozenset[tuple[int, int]]:
+        return frozenset((x + 4 * k, y) for x, y in cells)
+
+    many = [Constraint(tuple(sorted(shifted(con.cells, k))), con.mines)
+            for con in cons for k in range(copies)]
+    try:
+        one = reduce_groups(cons, stop_at_safe=stop_at_safe)
+    except InvalidPositionError:
+        with pytest.raises(InvalidPositionError):
+            reduce_groups(many, stop_at_safe=stop_at_safe)
+        return
+    result = reduce_groups(many, stop_at_safe=stop_at_safe)
+    assert result.safe == frozenset().union(*(shifted(one.safe, k) for k in range(copies)))
+    assert result.mines == frozenset().union(*(shifted(one.mines, k) for k in range(copies)))
+    assert sorted((sorted(g.cells), g.mines) for g in result.groups) == sorted(
+        (sorted(shifted(g.cells, k)), g.mines) for g in one.groups for k in range(copies)
+    )
