@@ -16,16 +16,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import cast
 
-import numpy as np
-
 from solver import counting, endgame, fifty, lookahead, regions
+from solver._kernels import undecided_around
 from solver.budget import Budget
 from solver.errors import InvalidPositionError
 from solver.frontier import (
     Frontier,
     components,
-    count_around,
-    covered_mask,
     fold_constraints,
 )
 from solver.position import COVERED_CHARS, Cell, Position, cells_by_index, neighbour_lists
@@ -205,7 +202,10 @@ class Situation:
         """Each cell's undecided covered neighbours, by flat index."""
         around = self._memo.get("around")
         if around is None:
-            around = self._memo["around"] = _undecided_around(self.position, self.known)
+            position = self.position
+            around = self._memo["around"] = undecided_around(
+                position.width, position.height, position.flat.encode("ascii"), self.known
+            )
         assert isinstance(around, list)
         return around
 
@@ -470,17 +470,6 @@ def _touches(width: int, height: int) -> list[int]:
     right, bottom = width - 1, height - 1
     return [(3 - (x == 0) - (x == right)) * (3 - (y == 0) - (y == bottom))
             for x, y in cells_by_index(width, height)]
-
-
-def _undecided_around(position: Position, known: Mapping[Cell, bool]) -> list[int]:
-    """Undecided covered neighbours of every cell, by flat index."""
-    undecided = covered_mask(position).astype(np.int16)
-    if known:
-        width = position.width
-        flat = np.fromiter((y * width + x for x, y in known), dtype=np.intp, count=len(known))
-        undecided.reshape(-1)[flat] = 0
-    out: list[int] = count_around(undecided).ravel().tolist()
-    return out
 
 
 def shortlist(s: Situation, best_p: float) -> list[Cell]:

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver import _kernels
 from solver.frontier import Constraint, components
@@ -36,6 +38,12 @@ from solver.frontier import Constraint, components
     (lambda: _kernels.shown_of(3, 3, [-1]), ValueError, "mine -1 is off a 3x3 board"),
     (lambda: _kernels.flood(bytearray(b"#" * 9), b"0" * 8, 3, 3, 0), ValueError,
      "a 3x3 board has 9 cells"),
+    (lambda: _kernels.undecided_around(3, 3, b"#" * 8, []), ValueError,
+     "a 3x3 board has 9 cells"),
+    (lambda: _kernels.undecided_around(3, 3, b"#" * 9, [(3, 0)]), ValueError,
+     "(3, 0) is off a 3x3 board"),
+    (lambda: _kernels.undecided_around(3, 3, b"#" * 9, [(0, -1)]), ValueError,
+     "(0, -1) is off a 3x3 board"),
 ])
 def test_a_kernel_refuses_what_it_cannot_read_safely(
     call: Callable[[], Any], error: type[Exception], says: str,
@@ -51,3 +59,23 @@ def test_a_split_search_with_its_exact_room_still_counts() -> None:
     by_mines = _kernels.tally([[0], [0]], [2, 1], [0], [3], 1000, 0)
     assert by_mines is not None
     assert [totals[m] for m, (totals, _) in enumerate(by_mines)] == [1, 3, 3, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), width=st.integers(1, 9), height=st.integers(1, 9))
+def test_undecided_around_counts_covered_undecided_neighbours(
+    data: st.DataObject, width: int, height: int
+) -> None:
+    """Against a plain scan of each cell's neighbours, on boards of every character."""
+    chars = data.draw(st.lists(st.sampled_from("#F?012345678X*!"), min_size=width * height,
+                               max_size=width * height))
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    known = data.draw(st.sets(st.sampled_from(cells)))
+    got = _kernels.undecided_around(width, height, "".join(chars).encode(), known)
+    for x, y in cells:
+        expected = sum(
+            chars[ny * width + nx] in "#F?" and (nx, ny) not in known
+            for ny in range(y - 1, y + 2) for nx in range(x - 1, x + 2)
+            if (nx, ny) != (x, y) and 0 <= nx < width and 0 <= ny < height
+        )
+        assert got[y * width + x] == expected, (x, y)
