@@ -87,3 +87,9 @@ def flood(board: bytearray, shown: bytes, width: int, height: int, start: int) -
 def undecided_around(
     width: int, height: int, flat: bytes, known: Iterable[tuple[int, int]]
 ) -> list[int]: ...
+def layout_masks(
+    width: int,
+    height: int,
+    layouts: list[frozenset[tuple[int, int]]],
+    cells: list[tuple[int, int]],
+) -> tuple[list[int], list[list[int]]]: ...

@@ -1388,7 +1388,7 @@ cdef int _found(Groups* found, uint64_t* m, int mines) except -1:
 
 
 # ---------------------------------------------------------------------- the endgame
-from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_FromStringAndSize
 
 
 cdef class WinSearch:
@@ -1653,3 +1653,69 @@ def undecided_around(int width, int height, const unsigned char[::1] flat, objec
             total += undecided[around[t]]
         out[i] = total
     return out
+
+
+# ---------------------------------------------------------------------- the endgame's tables
+def layout_masks(int width, int height, list layouts, list cells):
+    """For :class:`solver.endgame.Endgame`: per cell of ``cells``, the layouts (a bitset,
+    bit ``i`` for ``layouts[i]``, each an iterable of mined cells ``(x, y)``) that mine
+    it, and per number it shows in some layout, ascending, the layouts in which it
+    shows it.  One pass over each layout's mines and each cell's neighbours."""
+    cdef Py_ssize_t n = <Py_ssize_t>width * height, nl = len(layouts), nc = len(cells)
+    cdef Py_ssize_t i, k, at, words = max(1, (nl + 63) // 64), row
+    cdef int x, y, t, v
+    cdef uint64_t bit
+    cdef int* stamp = <int*>calloc(n + 1, sizeof(int))       # i + 1: layout i mines it
+    cdef Py_ssize_t* place = <Py_ssize_t*>malloc((nc + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* near = <Py_ssize_t*>malloc((8 * nc + 1) * sizeof(Py_ssize_t))
+    cdef int* nearn = <int*>malloc((nc + 1) * sizeof(int))
+    cdef uint64_t* bits = <uint64_t*>calloc(nc * 10 * words + 1, sizeof(uint64_t))
+    try:
+        if not (stamp and place and near and nearn and bits):
+            raise MemoryError()
+        for k in range(nc):
+            x, y = cells[k]
+            if not (0 <= x < width and 0 <= y < height):
+                raise ValueError(f"({x}, {y}) is off a {width}x{height} board")
+            place[k] = <Py_ssize_t>y * width + x
+            nearn[k] = _around(place[k], width, height, near + 8 * k)
+        for i in range(nl):
+            for x, y in layouts[i]:
+                if not (0 <= x < width and 0 <= y < height):
+                    raise ValueError(f"({x}, {y}) is off a {width}x{height} board")
+                stamp[<Py_ssize_t>y * width + x] = <int>(i + 1)
+            bit = (<uint64_t>1) << (i & 63)
+            for k in range(nc):
+                if stamp[place[k]] == i + 1:
+                    v = 9  # row 9: the layouts that mine it
+                else:
+                    v = 0
+                    for t in range(nearn[k]):
+                        v += stamp[near[8 * k + t]] == i + 1
+                bits[(k * 10 + v) * words + (i >> 6)] |= bit
+        mine = [_as_int(bits + (k * 10 + 9) * words, words) for k in range(nc)]
+        shows = []
+        for k in range(nc):
+            row = k * 10
+            shows.append([_as_int(bits + (row + v) * words, words) for v in range(9)
+                          if _any(bits + (row + v) * words, bits + (row + v) * words, words)])
+        return mine, shows
+    finally:
+        free(stamp)
+        free(place)
+        free(near)
+        free(nearn)
+        free(bits)
+
+
+cdef object _as_int(uint64_t* m, Py_ssize_t words):
+    """The bitset as a Python int, written out byte by byte (whatever the machine's
+    byte order)."""
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, words * 8)
+    cdef unsigned char* p = <unsigned char*>PyBytes_AS_STRING(out)
+    cdef Py_ssize_t w
+    cdef int b
+    for w in range(words):
+        for b in range(8):
+            p[8 * w + b] = (m[w] >> (8 * b)) & 0xFF
+    return int.from_bytes(out, "little")

@@ -15,10 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from solver import counting
-from solver._kernels import WinSearch
+from solver._kernels import WinSearch, layout_masks
 from solver.errors import InvalidPositionError
 from solver.frontier import Constraint, Frontier, frontier_of
 from solver.position import Cell, Position
@@ -43,18 +41,34 @@ def layouts(
     same).  Returns ``None`` when there are more than ``limit`` placements or the search
     takes more than ``20 * limit`` steps.
     """
-    fr = frontier
+    fr = _frontier(position, known, frontier)
     if fr is None:
-        try:
-            fr = frontier_of(position, known)
-        except InvalidPositionError:
-            return []
+        return []
+    found = _undecided_layouts(fr, limit)
+    if not found:
+        return found
     fixed = frozenset(c for c, m in fr.known.items() if m)
+    return [fixed | lay for lay in found]
+
+
+def _frontier(
+    position: Position, known: Mapping[Cell, bool] | None, frontier: Frontier | None
+) -> Frontier | None:
+    """``frontier``, or the position's; ``None`` when the numbers contradict."""
+    if frontier is not None:
+        return frontier
+    try:
+        return frontier_of(position, known)
+    except InvalidPositionError:
+        return None
+
+
+def _undecided_layouts(fr: Frontier, limit: int) -> list[frozenset[Cell]] | None:
+    """The layouts of :func:`layouts` without the known mines."""
     free = (*fr.cells, *fr.outside)
     if not 0 <= fr.mines_left <= len(free):
         return []
-    found = counting.solutions((*fr.constraints, Constraint(free, fr.mines_left)), limit)
-    return None if found is None else [fixed | lay for lay in found]
+    return counting.solutions((*fr.constraints, Constraint(free, fr.mines_left)), limit)
 
 
 @dataclass
@@ -67,7 +81,12 @@ class Endgame:
     result: a click can win no more often than it is safe (cells are tried safest
     first and the rest skipped once the best win beats their safety), and a click's
     value stops being summed once what its remaining numbers could add cannot beat the
-    best.  The search itself is :class:`solver._kernels.WinSearch` (compiled).
+    best.  The search itself is :class:`solver._kernels.WinSearch` (compiled), over the
+    tables of :func:`solver._kernels.layout_masks`.
+
+    A mine that every layout holds may be left out of them (unless it is one of
+    ``cells``): it adds the same count to its neighbours' numbers in every layout, so it
+    splits no layouts apart.
     """
 
     position: Position
@@ -76,7 +95,8 @@ class Endgame:
     node_limit: int = 20_000
 
     def __post_init__(self) -> None:
-        self._mine, shows = _masks(self.position, self.layouts, self.cells)
+        self._mine, shows = layout_masks(self.position.width, self.position.height,
+                                         list(self.layouts), list(self.cells))
         self._search = WinSearch(self._mine, shows, len(self.layouts), self.node_limit)
         self._index = {c: i for i, c in enumerate(self.cells)}
         self._safe_somewhere = {c for c, m in zip(self.cells, shows, strict=True) if m}
@@ -111,49 +131,6 @@ class Endgame:
         return cell, top
 
 
-def _masks(
-    position: Position, layouts: Sequence[frozenset[Cell]], cells: Sequence[Cell]
-) -> tuple[list[int], list[list[int]]]:
-    """Per cell, the layouts (as a bitset) that mine it, and per number it can show,
-    the layouts in which it shows it."""
-    fixed = frozenset.intersection(*layouts) if layouts else frozenset()
-    varying = sorted(set().union(*layouts) - fixed) if layouts else []
-    col = {c: j for j, c in enumerate(varying)}
-    mined = np.zeros((len(layouts), len(varying) + 1), dtype=np.int8)  # last column: 0
-    for i, lay in enumerate(layouts):
-        mined[i, [col[c] for c in lay - fixed]] = 1
-    # around[j, k]: varying cell j is next to cells[k]; base: the fixed mines next to it
-    around = np.zeros((len(varying) + 1, len(cells)), dtype=np.int8)
-    base = np.zeros(len(cells), dtype=np.int8)
-    for k, c in enumerate(cells):
-        for n in position.neighbours(*c):
-            if n in fixed:
-                base[k] += 1
-            elif n in col:
-                around[col[n], k] = 1
-    shows = mined @ around + base  # shows[i, k]: the number cells[k] shows in layout i
-    column = np.array([col.get(c, len(varying)) for c in cells], dtype=np.intp)
-    is_mine = mined[:, column].astype(bool)
-    is_mine[:, [k for k, c in enumerate(cells) if c in fixed]] = True
-    mine_out = _bits(is_mine)
-    shows_out: list[list[int]] = [[] for _ in cells]
-    shows[is_mine] = -1
-    for v in range(9):  # in increasing order, each cell's numbers
-        where = shows == v
-        present = np.flatnonzero(where.any(axis=0))
-        for k, bits in zip(present.tolist(), _bits(where[:, present]), strict=True):
-            shows_out[k].append(bits)
-    return mine_out, shows_out
-
-
-def _bits(columns: np.ndarray) -> list[int]:
-    """Per column, the int with bit ``i`` set where ``columns[i]`` is."""
-    packed = np.packbits(columns, axis=0, bitorder="little").T.tobytes()
-    size = (columns.shape[0] + 7) // 8
-    return [int.from_bytes(packed[k * size : (k + 1) * size], "little")
-            for k in range(columns.shape[1])]
-
-
 def best_move(
     position: Position,
     known: Mapping[Cell, bool],
@@ -169,9 +146,15 @@ def best_move(
     weigh them); ``frontier`` as for :func:`layouts`.  Returns ``None`` when the
     position is too large to search.
     """
-    lays = layouts(position, known, limit=max_layouts, frontier=frontier)
-    if not lays:
+    fr = _frontier(position, known, frontier)
+    lays = None if fr is None else _undecided_layouts(fr, max_layouts)
+    if fr is None or not lays:
         return None
     cells = [c for c in position.covered() if c not in known]
+    # The known mines add the same count to a cell's number in every layout, which
+    # splits no layouts apart: they are left out, except where they are cells to weigh.
+    weighed = frozenset(c for c in cells if fr.known.get(c))
+    if weighed:
+        lays = [weighed | lay for lay in lays]
     game = Endgame(position, lays, cells, node_limit)
     return game.best(candidates)

@@ -101,3 +101,22 @@ def test_win_chance_equals_plain_recursion(params: BoardParams) -> None:
         assert all(c in lay for c in cells for lay in lays)
         return
     assert found[1] == pytest.approx(oracle.win_chance(position, lays, cells), abs=1e-9)
+
+
+@settings(max_examples=80, deadline=None)
+@given(params=boards)
+def test_best_move_without_the_known_mines_is_the_search_over_whole_layouts(
+    params: BoardParams,
+) -> None:
+    """best_move leaves the mines every layout holds out of its tables (they shift a
+    number by the same count in each layout): the same cell and chance as the search
+    over the whole layouts."""
+    position = make_position(params)
+    truth = oracle.statuses(position)
+    known = {c: s == "m" for c, s in truth.items() if s in "ms"}
+    lays = layouts(position, known, limit=10**6)
+    if not lays or len(lays) > 200 or position.is_start:
+        return
+    cells = [c for c in position.covered() if c not in known]
+    whole = Endgame(position, lays, cells, node_limit=10**6).best(cells)
+    assert best_move(position, known, cells, max_layouts=10**6, node_limit=10**6) == whole

@@ -44,6 +44,10 @@ from solver.frontier import Constraint, components
      "(3, 0) is off a 3x3 board"),
     (lambda: _kernels.undecided_around(3, 3, b"#" * 9, [(0, -1)]), ValueError,
      "(0, -1) is off a 3x3 board"),
+    (lambda: _kernels.layout_masks(3, 3, [], [(3, 1)]), ValueError,
+     "(3, 1) is off a 3x3 board"),
+    (lambda: _kernels.layout_masks(3, 3, [frozenset({(1, 3)})], [(0, 0)]), ValueError,
+     "(1, 3) is off a 3x3 board"),
 ])
 def test_a_kernel_refuses_what_it_cannot_read_safely(
     call: Callable[[], Any], error: type[Exception], says: str,
@@ -79,3 +83,25 @@ def test_undecided_around_counts_covered_undecided_neighbours(
             if (nx, ny) != (x, y) and 0 <= nx < width and 0 <= ny < height
         )
         assert got[y * width + x] == expected, (x, y)
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), width=st.integers(1, 6), height=st.integers(1, 6))
+def test_layout_masks_against_a_plain_count(
+    data: st.DataObject, width: int, height: int
+) -> None:
+    """Per cell, the layouts that mine it, and per number it shows (ascending) the
+    layouts that show it: against counting each layout's mines around the cell, with
+    up to 130 layouts (three 64-bit words)."""
+    board = [(x, y) for y in range(height) for x in range(width)]
+    lays = data.draw(st.lists(st.frozensets(st.sampled_from(board)), max_size=130))
+    cells = data.draw(st.lists(st.sampled_from(board), unique=True))
+    mine, shows = _kernels.layout_masks(width, height, lays, cells)
+    for k, (x, y) in enumerate(cells):
+        assert mine[k] == sum(1 << i for i, lay in enumerate(lays) if (x, y) in lay)
+        by_number: dict[int, int] = {}
+        for i, lay in enumerate(lays):
+            if (x, y) not in lay:
+                n = sum((x + dx, y + dy) in lay for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+                by_number[n] = by_number.get(n, 0) | 1 << i
+        assert shows[k] == [by_number[n] for n in sorted(by_number)]
