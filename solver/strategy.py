@@ -115,10 +115,10 @@ def choose(
     undecided = [c for c in position.covered() if c not in analysis.known]
     if not undecided:
         return Decision(tuple(moves), "nothing left to reveal", "none", True, probs)
-    frontier = set(analysis.frontier.cells)
     candidates = [c for c in undecided if c not in flagged] if flagged else undecided
     candidates = candidates or undecided
     if not outside_guess:
+        frontier = set(analysis.frontier.cells)
         candidates = [c for c in candidates if c in frontier] or candidates
     situation = Situation(position, profile, analysis.frontier, analysis.known,
                           analysis.count, analysis.probs, undecided, candidates, budget)

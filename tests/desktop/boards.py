@@ -12,13 +12,16 @@ from tests.oracle import number_at
 def random_layout(
     rng: random.Random, width: int, height: int, mines: int
 ) -> tuple[frozenset[Cell], Cell]:
-    """A random layout and a start cell showing 0 (so the game opens an area)."""
+    """A random layout and a start cell showing 0 (so the game opens an area); a
+    ``ValueError`` when 1,000 draws found none (a board too crowded for one: it looped
+    for ever)."""
     cells = [(x, y) for y in range(height) for x in range(width)]
-    while True:
+    for _ in range(1000):
         layout = frozenset(rng.sample(cells, mines))
         zeros = [c for c in cells if c not in layout and number_at(layout, *c) == 0]
         if zeros:
             return layout, rng.choice(zeros)
+    raise ValueError(f"no layout of {width}x{height}/{mines} in 1,000 draws had a cell showing 0")
 
 
 def _neighbours(x: int, y: int, width: int, height: int) -> Iterable[Cell]:
