@@ -219,3 +219,22 @@ def test_perfect_play_refuses_a_position_no_layout_fits(tmp_path: Path) -> None:
 def test_perfect_play_refuses_a_board_too_large_to_search() -> None:
     message = bench_usage_error("perfect_play.py", "--boards", "4x4/3", "6x6/6")
     assert "6x6/6 has 1,623,160 layouts" in message
+
+
+def test_pair_checkouts_plays_each_game_in_both(tmp_path: Path) -> None:
+    """The repository against itself: every game played twice, the same outcomes."""
+    repo = Path(__file__).resolve().parents[2]
+    out = tmp_path / "pair.json"
+    printed = run_bench("pair_checkouts.py", str(repo), str(repo), "--preset", "beginner",
+                        "--games", "6", "--warmup", "1", "--block", "3", "--json", str(out))
+    result = json.loads(out.read_text())
+    assert result["games"] == 6 and result["outcomes_differ"] == 0
+    assert len(result["block_ratios"]) == 2 and result["ratio"] > 0
+    assert result["machine_before"]["yardstick_ms"] > 0
+    assert "games 4-6:" in printed
+
+
+def test_pair_checkouts_refuses_a_checkout_without_its_environment(tmp_path: Path) -> None:
+    repo = Path(__file__).resolve().parents[2]
+    said = bench_usage_error("pair_checkouts.py", str(tmp_path), str(repo))
+    assert f"{tmp_path} has no .venv" in said
