@@ -86,13 +86,15 @@ def choose(
     certain = tracker.safe - flagged
     algorithm = "trivial"
     known: Mapping[Cell, bool] = tracker.decided
+    proved: dict[Cell, bool] = {}  # what the group method adds to the tracker's
     if not certain:
-        known = found = dict(known)  # with what the group method proves
-        certain = _groups(tracker.components(), found) - flagged
+        certain = _groups(tracker.components(), proved) - flagged
+        if proved:
+            known = {**known, **proved}
         algorithm = "groups"
     analysis: _Analysis | None = None
     if not certain or want_probabilities:
-        analysis = _analyse(position, tracker.frontier(), known, profile, budget)
+        analysis = _analyse(position, tracker.frontier(), known, proved, profile, budget)
         if not certain:
             certain = {
                 c for c, m in analysis.known.items()
@@ -180,11 +182,16 @@ def _analyse(
     position: Position,
     fr: Frontier,
     known: Mapping[Cell, bool],
+    proved: Mapping[Cell, bool],
     profile: Profile,
     budget: Budget,
 ) -> _Analysis:
-    """Exact counting with a SAT + approximation fallback; proves every decidable cell."""
-    fr = fr.fold(known)
+    """Exact counting with a SAT + approximation fallback; proves every decidable cell.
+
+    ``fr`` holds every cell of ``known`` but those of ``proved`` (the tracker's frontier
+    and what the group method added): only those are folded in, not the hundreds the
+    tracker decided."""
+    fr = fr.fold(proved)
     decided = dict(known)
     try:
         cnt = _count(fr, profile.node_limit)
