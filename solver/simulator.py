@@ -134,7 +134,7 @@ class SimulatedGame:
         """What the player sees now."""
         flat, width = self._board.decode("ascii"), self.width
         rows = tuple([flat[i : i + width] for i in range(0, len(flat), width)])
-        return Position(self.width, self.height, self.mines, rows)
+        return Position.trusted(width, self.height, self.mines, rows, flat)
 
     def char(self, x: int, y: int) -> str:
         return chr(self._board[y * self.width + x])

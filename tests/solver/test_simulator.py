@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from solver._kernels import flood, shown_of
 from solver.bench.runner import game_seed
 from solver.errors import InvalidMoveError
-from solver.position import GameStatus, Move, Position, neighbours
+from solver.position import FirstClick, GameStatus, Move, Position, neighbours
+from solver.session import Solver
 from solver.simulator import SimulatedGame, parse_board, preset
 
 
@@ -228,3 +229,17 @@ def test_parse_board() -> None:
     for bad in ("9x9", "9/10", "9x9x9/10", "ax9/10", ""):
         with pytest.raises(ValueError, match="WxH/MINES"):
             parse_board(bad)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_simulator_builds_positions_the_constructor_accepts(seed: int) -> None:
+    """The simulator builds its positions without the constructor's checks
+    (``Position.trusted``): each must be the one the constructor builds from its rows."""
+    game = SimulatedGame(16, 16, 40, rule=FirstClick.SAFE, seed=seed)
+    solver = Solver("fast")
+    while game.outcome is GameStatus.PLAYING:
+        got = game.position()
+        checked = Position(got.width, got.height, got.mines, got.rows)
+        assert got == checked and hash(got) == hash(checked)
+        assert got.flat == checked.flat and got.covered() == checked.covered()
+        game.play_all(solver.decide(got).moves)
