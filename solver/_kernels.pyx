@@ -498,7 +498,7 @@ cdef class Closure:
     cdef int qlen
     cdef list changed            # numbers whose undecided part changed since taken
     cdef list decided            # cells decided since taken, as (cell, mine)
-    cdef list opened             # cells opened since taken
+    cdef list opened             # decided cells opened since taken
     cdef bytes flat
     cdef public int mines_decided
     cdef public int covered
@@ -564,7 +564,6 @@ cdef class Closure:
                 if b != COVERED:
                     opened.append(i)
         self.flat = flat
-        self.opened.extend(opened)
         for i in opened:
             if self.dec[i] == 1:
                 raise InvalidPositionError(
@@ -582,6 +581,8 @@ cdef class Closure:
                     if 0 <= self.code[k] <= 8 and not self.fresh[k]:
                         self.free[k] -= 1
                         self._touch(k)
+            else:  # a decided (safe) cell: its decision goes
+                self.opened.append(i)
             self.dec[i] = -1
         for i in opened:
             self._count(i)
@@ -592,7 +593,8 @@ cdef class Closure:
 
     def take(self):
         """``(numbers, decided, opened)`` since the last call: the numbers whose
-        undecided part changed, the cells decided as ``(cell, mine)``, the cells opened."""
+        undecided part changed, the cells decided as ``(cell, mine)``, and the decided
+        cells opened (a flood opens hundreds of cells that were never decided)."""
         out = (self.changed, self.decided, self.opened)
         for i in self.changed:
             self.dirty[i] = 0
