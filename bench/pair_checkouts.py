@@ -76,6 +76,13 @@ class Worker:
         self.proc.wait()
 
 
+def commit(checkout: Path) -> str | None:
+    """The checkout's commit, for the JSON (``None`` outside a git checkout)."""
+    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "HEAD"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() or None
+
+
 def ratio(new: list[float], old: list[float]) -> float:
     return statistics.median(new) / statistics.median(old)
 
@@ -127,7 +134,8 @@ def main() -> int:
     blocks = [ratio(new[k:k + args.block], old[k:k + args.block])
               for k in range(0, len(old) - args.block + 1, args.block)]
     summary = {
-        "old": str(args.old), "new": str(args.new), "profile": args.profile,
+        "old": str(args.old), "new": str(args.new), "old_commit": commit(args.old),
+        "new_commit": commit(args.new), "profile": args.profile,
         "preset": args.preset, "rule": args.rule, "games": len(old), "seed": args.seed,
         "old_ms_median": statistics.median(old), "new_ms_median": statistics.median(new),
         "ratio": ratio(new, old), "mean_ratio": sum(new) / sum(old),

@@ -229,6 +229,7 @@ def test_pair_checkouts_plays_each_game_in_both(tmp_path: Path) -> None:
                         "--games", "6", "--warmup", "1", "--block", "3", "--json", str(out))
     result = json.loads(out.read_text())
     assert result["games"] == 6 and result["outcomes_differ"] == 0
+    assert result["old_commit"] == result["new_commit"]
     assert len(result["block_ratios"]) == 2 and result["ratio"] > 0
     assert result["machine_before"]["yardstick_ms"] > 0
     assert "games 4-6:" in printed
