@@ -147,8 +147,10 @@ def best_move(
     position is too large to search.
     """
     fr = _frontier(position, known, frontier)
-    lays = None if fr is None else _undecided_layouts(fr, max_layouts)
-    if fr is None or not lays:
+    if fr is None:
+        return None
+    lays = _undecided_layouts(fr, max_layouts)
+    if not lays:
         return None
     cells = [c for c in position.covered() if c not in known]
     # The known mines add the same count to a cell's number in every layout, which
