@@ -452,6 +452,13 @@ cdef list _convolve(list a, list b, long cap):
 
 
 # ---------------------------------------------------------------------- the board
+cdef Py_ssize_t _flat(int x, int y, int width, int height) except -1:
+    """The flat index of cell ``(x, y)``; a ``ValueError`` off the board."""
+    if not (0 <= x < width and 0 <= y < height):
+        raise ValueError(f"({x}, {y}) is off a {width}x{height} board")
+    return <Py_ssize_t>y * width + x
+
+
 cdef inline int _around(Py_ssize_t i, int width, int height, Py_ssize_t* out) noexcept:
     """Writes the flat indices of cell ``i``'s neighbours, row-major, into ``out`` (room
     for 8); returns how many: the closure's table, the layout's numbers and the flood
@@ -986,20 +993,45 @@ cdef struct Groups:
     int slots
 
 
+cdef void _groups_none(Groups* t) noexcept:
+    """Nothing allocated yet: safe to pass to :func:`_groups_free`."""
+    t.mask = NULL
+    t.mines = t.size = t.slot = NULL
+    t.alive = NULL
+
+
 cdef int _groups_init(Groups* t, int words, int cap) except -1:
     t.words, t.n, t.cap = words, 0, cap
     t.mask = <uint64_t*>malloc(<size_t>cap * words * sizeof(uint64_t))
     t.mines = <int*>malloc(cap * sizeof(int))
     t.size = <int*>malloc(cap * sizeof(int))
     t.alive = <char*>malloc(cap)
+    t.slot = NULL
+    if not (t.mask and t.mines and t.size and t.alive):
+        raise MemoryError()
+    _new_table(t)
+    return 0
+
+
+cdef int _new_table(Groups* t) except -1:
+    """An empty table of ids, more than twice ``t.cap`` slots (a power of two)."""
+    free(t.slot)
     t.slots = 4
-    while t.slots <= 2 * cap:
+    while t.slots <= 2 * t.cap:
         t.slots *= 2
     t.slot = <int*>malloc(t.slots * sizeof(int))
-    if not (t.mask and t.mines and t.size and t.alive and t.slot):
+    if t.slot == NULL:
         raise MemoryError()
     memset(t.slot, -1, t.slots * sizeof(int))
     return 0
+
+
+cdef void _slot_in(Groups* t, int g) noexcept:
+    """Enters group ``g`` in the table, at the first free slot from its hash."""
+    cdef size_t k = _hash_of(t.mask + <size_t>g * t.words, t.words) & (t.slots - 1)
+    while t.slot[k] >= 0:
+        k = (k + 1) & (t.slots - 1)
+    t.slot[k] = g
 
 
 cdef void _groups_free(Groups* t) noexcept:
@@ -1008,9 +1040,7 @@ cdef void _groups_free(Groups* t) noexcept:
     free(t.size)
     free(t.alive)
     free(t.slot)
-    t.mask = NULL
-    t.mines = t.size = t.slot = NULL
-    t.alive = NULL
+    _groups_none(t)
 
 
 cdef inline size_t _hash_of(uint64_t* m, int words) noexcept:
@@ -1046,7 +1076,6 @@ cdef int _find_group(Groups* t, uint64_t* m) noexcept:
 cdef int _grow_groups(Groups* t) except -1:
     """Doubles the room; the table is rebuilt with the living groups only."""
     cdef int cap = 2 * t.cap, g
-    cdef size_t k
     cdef void* p
     p = realloc(t.mask, <size_t>cap * t.words * sizeof(uint64_t))
     if p == NULL:
@@ -1064,31 +1093,18 @@ cdef int _grow_groups(Groups* t) except -1:
     if p == NULL:
         raise MemoryError()
     t.alive = <char*>p
-    free(t.slot)
     t.cap = cap
-    t.slots = 4
-    while t.slots <= 2 * cap:
-        t.slots *= 2
-    t.slot = <int*>malloc(t.slots * sizeof(int))
-    if t.slot == NULL:
-        raise MemoryError()
-    memset(t.slot, -1, t.slots * sizeof(int))
+    _new_table(t)
     for g in range(t.n):
         if t.alive[g]:
-            k = _hash_of(t.mask + <size_t>g * t.words, t.words) & (t.slots - 1)
-            while t.slot[k] >= 0:
-                k = (k + 1) & (t.slots - 1)
-            t.slot[k] = g
+            _slot_in(t, g)
     return 0
 
 
 cdef int _add_group(Groups* t, uint64_t* m, int mines) except -1:
     """Adds ``mines`` of cells ``m``: 1 if it is new, 0 if empty or already there.
     ``m`` must not point into ``t`` (adding may move its arrays)."""
-    cdef int size = 0, w, g
-    cdef size_t k
-    for w in range(t.words):
-        size += __builtin_popcountll(m[w])
+    cdef int size = _count(m, m, t.words), g
     if mines < 0 or mines > size:
         raise InvalidPositionError("the numbers contradict each other")
     if size == 0:
@@ -1104,10 +1120,7 @@ cdef int _add_group(Groups* t, uint64_t* m, int mines) except -1:
     t.n += 1
     memcpy(t.mask + <size_t>g * t.words, m, t.words * sizeof(uint64_t))
     t.mines[g], t.size[g], t.alive[g] = mines, size, 1
-    k = _hash_of(m, t.words) & (t.slots - 1)
-    while t.slot[k] >= 0:
-        k = (k + 1) & (t.slots - 1)
-    t.slot[k] = g
+    _slot_in(t, g)
     return 1
 
 
@@ -1134,9 +1147,7 @@ def reduce(list constraints, int max_rounds, bint stop_at_safe):
                 index[c] = len(cells)
                 cells.append(c)
     words = max(1, (len(cells) + 63) // 64)
-    t.mask = NULL
-    t.mines = t.size = t.slot = NULL
-    t.alive = NULL
+    _groups_none(&t)
     m = <uint64_t*>calloc(3 * words, sizeof(uint64_t))
     if m == NULL:
         raise MemoryError()
@@ -1251,9 +1262,7 @@ cdef bint _pair_groups(Groups* t, int ncells) except -1:
     cdef uint64_t* am
     cdef uint64_t* bm
     cdef uint64_t bits
-    found.mask = NULL
-    found.mines = found.size = found.slot = NULL
-    found.alive = NULL
+    _groups_none(&found)
     if start == NULL or buf == NULL:
         free(start)
         free(buf)
@@ -1349,7 +1358,7 @@ cdef bint _pair_groups(Groups* t, int ncells) except -1:
 
 cdef int _combine_groups(Groups* t, int a, int b, Groups* found, uint64_t* buf) except -1:
     """Adds to ``found`` what groups ``a`` and ``b`` imply together (``buf``: scratch of
-    two masks).  A pair that implies different counts for the same cells contradicts."""
+    two masks); the same cells implied with two counts contradict (:func:`_add_group`)."""
     cdef int words = t.words, w, ma = t.mines[a], mb = t.mines[b]
     cdef int inter = 0, only_a, only_b
     cdef uint64_t* am = t.mask + <size_t>a * words
@@ -1362,30 +1371,15 @@ cdef int _combine_groups(Groups* t, int a, int b, Groups* found, uint64_t* buf) 
         db[w] = bm[w] & ~am[w]
     only_a, only_b = t.size[a] - inter, t.size[b] - inter
     if only_a == 0:  # a inside b
-        _found(found, db, mb - ma)
+        _add_group(found, db, mb - ma)
     elif only_b == 0:
-        _found(found, da, ma - mb)
+        _add_group(found, da, ma - mb)
     elif mb - only_b == ma:  # b's mines outside a fill a's count: a - b is safe
-        _found(found, da, 0)
-        _found(found, db, mb - ma)
+        _add_group(found, da, 0)
+        _add_group(found, db, mb - ma)
     elif ma - only_a == mb:
-        _found(found, db, 0)
-        _found(found, da, ma - mb)
-    return 0
-
-
-cdef int _found(Groups* found, uint64_t* m, int mines) except -1:
-    """Keeps one implied group; the same cells implied with two counts contradict."""
-    cdef int g = _find_group(found, m), size = 0, w
-    if g >= 0:
-        if found.mines[g] != mines:
-            raise InvalidPositionError("the numbers contradict each other")
-        return 0
-    for w in range(found.words):
-        size += __builtin_popcountll(m[w])
-    if mines < 0 or mines > size:
-        raise InvalidPositionError("the numbers contradict each other")
-    _add_group(found, m, mines)
+        _add_group(found, db, 0)
+        _add_group(found, da, ma - mb)
     return 0
 
 
@@ -1644,9 +1638,7 @@ def undecided_around(int width, int height, const unsigned char[::1] flat, objec
         c = flat[i]
         undecided[i] = c == b"#"[0] or c == b"F"[0] or c == b"?"[0]
     for x, y in known:
-        if not (0 <= x < width and 0 <= y < height):
-            raise ValueError(f"({x}, {y}) is off a {width}x{height} board")
-        undecided[<Py_ssize_t>y * width + x] = 0
+        undecided[_flat(x, y, width, height)] = 0
     out = [0] * n
     for i in range(n):
         k = _around(i, width, height, around)
@@ -1677,15 +1669,11 @@ def layout_masks(int width, int height, list layouts, list cells):
             raise MemoryError()
         for k in range(nc):
             x, y = cells[k]
-            if not (0 <= x < width and 0 <= y < height):
-                raise ValueError(f"({x}, {y}) is off a {width}x{height} board")
-            place[k] = <Py_ssize_t>y * width + x
+            place[k] = _flat(x, y, width, height)
             nearn[k] = _around(place[k], width, height, near + 8 * k)
         for i in range(nl):
             for x, y in layouts[i]:
-                if not (0 <= x < width and 0 <= y < height):
-                    raise ValueError(f"({x}, {y}) is off a {width}x{height} board")
-                stamp[<Py_ssize_t>y * width + x] = <int>(i + 1)
+                stamp[_flat(x, y, width, height)] = <int>(i + 1)
             bit = (<uint64_t>1) << (i & 63)
             for k in range(nc):
                 if stamp[place[k]] == i + 1:
