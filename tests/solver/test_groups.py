@@ -66,14 +66,21 @@ def test_seed_002_subtraction_pattern() -> None:
 
 
 _cells = [(x, y) for y in range(2) for x in range(4)]
+_systems = st.lists(
+    st.tuples(st.sets(st.sampled_from(_cells), min_size=1), st.integers(0, 3)),
+    min_size=1, max_size=6,
+)
+"""Random constraints over eight cells, as (cells, mines) with mines capped by
+:func:`_constraints` at the cells' number."""
+
+
+def _constraints(systems: list[tuple[set[tuple[int, int]], int]]) -> list[Constraint]:
+    return [Constraint(tuple(sorted(c)), min(m, len(c))) for c, m in systems]
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    systems=st.lists(
-        st.tuples(st.sets(st.sampled_from(_cells), min_size=1), st.integers(0, 3)),
-        min_size=1, max_size=6,
-    ),
+    systems=_systems,
     stop_at_safe=st.booleans(),
 )
 def test_groups_hold_in_every_solution(
@@ -82,7 +89,7 @@ def test_groups_hold_in_every_solution(
     """Random constraints against every assignment of their cells: what the compiled
     fixpoint proves, and every group it leaves, holds in each solution, and it raises
     only when there is none."""
-    cons = [Constraint(tuple(sorted(c)), min(m, len(c))) for c, m in systems]
+    cons = _constraints(systems)
     cells = sorted({c for con in cons for c in con.cells})
     solutions = [
         {c for c, bit in zip(cells, bits, strict=True) if bit}
@@ -103,10 +110,7 @@ def test_groups_hold_in_every_solution(
 
 @settings(max_examples=100, deadline=None)
 @given(
-    systems=st.lists(
-        st.tuples(st.sets(st.sampled_from(_cells), min_size=1), st.integers(0, 3)),
-        min_size=1, max_size=6,
-    ),
+    systems=_systems,
     stop_at_safe=st.booleans(),
 )
 def test_copies_across_many_words_each_get_the_single_result(
@@ -115,7 +119,7 @@ def test_copies_across_many_words_each_get_the_single_result(
     """The compiled fixpoint keeps its groups as bitsets of 64-cell words: 25 disjoint
     copies of one system (200 cells, their constraints interleaved so that each copy's
     cells spread over the words) must each come out as the system alone does."""
-    cons = [Constraint(tuple(sorted(c)), min(m, len(c))) for c, m in systems]
+    cons = _constraints(systems)
     copies = 25
 
     def shifted(cells: frozenset[tuple[int, int]] | tuple[tuple[int, int], ...], k: int
