@@ -91,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers > 1:
         print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} workers)", flush=True)
         return serve(args.host, args.port, args.workers, args.log_level)
+    from server.connections import uvicorn_config
     from server.main import create_app
     from server.store import StoreOpenError
 
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"kaboom serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    config = uvicorn.Config(app, log_level=args.log_level, server_header=False)
+    config = uvicorn_config(app, settings, args.log_level)
     sock.listen(config.backlog)  # connections wait from the moment the banner names the port
     port = sock.getsockname()[1]  # the one the kernel chose, for --port 0
     print(f"Kaboom on http://{args.host}:{port} (1 worker)", flush=True)

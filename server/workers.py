@@ -60,18 +60,21 @@ def _die_with_parent() -> None:
 def _worker(host: str, port: int, log_level: str, ready: Event) -> None:
     import uvicorn
 
+    from server.config import Settings
+    from server.connections import uvicorn_config
     from server.main import create_app
     from server.store import StoreOpenError
 
     _die_with_parent()
+    settings = Settings()
     try:
-        app = create_app()  # opens the store: a wrong URL fails here, before ``ready``
+        app = create_app(settings)  # opens the store: a wrong URL fails here, before ``ready``
     except StoreOpenError as exc:
         print(f"kaboom serve: {exc}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
     sock = listening_socket(host, port)
     ready.set()
-    config = uvicorn.Config(app, log_level=log_level, server_header=False)
+    config = uvicorn_config(app, settings, log_level)
     # uvicorn raises the SIGINT it stopped on again once it has stopped; a terminal's
     # Ctrl-C reaches every worker, and each would print a traceback of it.
     with contextlib.suppress(KeyboardInterrupt):

@@ -49,6 +49,17 @@ def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
     assert body["abusive"] > 0 and body["abusive_codes"] == {"1.1 MB 413": body["abusive"]}
 
 
+def test_slow_clients_are_held_to_their_cap_and_the_player_is_served(tmp_path: Path) -> None:
+    out = tmp_path / "slow.json"
+    run_bench("slow_clients.py", "--attackers", "2", "--per-attacker", "80", "--seconds", "4",
+              "--json", str(out))
+    results = json.loads(out.read_text())["results"]
+    guarded, unguarded = results["guarded"]["attacked"], results["unguarded"]["attacked"]
+    assert 0 < guarded["attack_connections_peak"] <= 2 * 64
+    assert guarded["answered_pct"] == 100.0 and guarded["reads"] > 0
+    assert unguarded["attack_connections_peak"] > 2 * 64  # the guards were what held them
+
+
 def test_fair_share_times_the_players_moves_in_both_phases(tmp_path: Path) -> None:
     out = tmp_path / "fair.json"
     run_bench("fair_share.py", "--games", "2", "--seconds", "1.5", "--json", str(out))

@@ -1,0 +1,192 @@
+"""Slow clients (slowloris) against ``kaboom serve``: can another player still play?
+
+Usage: python bench/slow_clients.py [--attackers 4] [--per-attacker 400] [--seconds 20]
+           [--fds 1024] [--json PATH]
+
+Starts ``kaboom serve`` with ``--fds`` open files (a common default) twice: as it ships
+(``server/connections.py``: headers within 10 s, 64 connections a client) and with
+those guards off, as uvicorn alone serves.  In each, ``--attackers`` client addresses
+(127.0.0.2, 127.0.0.3, …; loopback answers to all of 127/8) each hold
+``--per-attacker`` connections that send a request's headers a line every two seconds
+and never finish them, reconnecting whenever the server closes one, while a player at
+127.0.0.200 reads a game every 200 ms on a fresh connection (5 s timeout).  Prints the
+player's answered share and latency with and without the attack, and how many
+connections the attackers held.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import statistics
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from server.config import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+GUARDS = {  # (header_timeout_s, connections_per_client, max_connections)
+    "guarded": (Settings().header_timeout_s, Settings().connections_per_client, None),
+    "unguarded": (1e9, 0, 10**6),
+}
+
+
+async def _attacker(port: int, source: str, stop: asyncio.Event, held: list[int],
+                    opened: list[int]) -> None:
+    """One slow connection, reopened a second after the server refuses or closes it.
+    ``held`` counts the connections open for at least a second."""
+    while not stop.is_set():
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0)), 5)
+        except (OSError, TimeoutError):
+            await asyncio.sleep(0.5)
+            continue
+        opened[0] += 1
+        counted = False
+        try:
+            writer.write(b"GET /api/games HTTP/1.1\r\nHost: kaboom\r\n")
+            if await asyncio.wait_for(reader.read(4096), 1.0) == b"":
+                raise ConnectionResetError  # refused at once
+        except TimeoutError:
+            counted = True
+            held[0] += 1
+            try:
+                while not stop.is_set():
+                    try:
+                        if await asyncio.wait_for(reader.read(4096), 2.0) == b"":
+                            break  # closed by the server
+                    except TimeoutError:
+                        writer.write(b"X-Slow: a\r\n")
+                        await writer.drain()
+            except OSError:
+                pass
+        except OSError:
+            pass
+        finally:
+            if counted:
+                held[0] -= 1
+            writer.close()
+        await asyncio.sleep(1.0)
+
+
+async def _player(port: int, game: str, stop: asyncio.Event,
+                  failures: Counter[str]) -> list[float | None]:
+    """Latency of each read of a game on a fresh connection (``None``: not answered with
+    a 200 within 5 s).  A plain socket, so that the figure is the server's, not a
+    client library's set-up."""
+    request = (f"GET /api/games/{game} HTTP/1.1\r\nHost: kaboom\r\n"
+               "Connection: close\r\n\r\n").encode()
+    times: list[float | None] = []
+    while not stop.is_set():
+        start = time.perf_counter()
+        try:
+            async with asyncio.timeout(5):
+                reader, writer = await asyncio.open_connection(
+                    "127.0.0.1", port, local_addr=("127.0.0.200", 0))
+                try:
+                    writer.write(request)
+                    answer = await reader.read()
+                finally:
+                    writer.close()
+            ok = answer.startswith(b"HTTP/1.1 200 ")
+            times.append(time.perf_counter() - start if ok else None)
+            if not ok:
+                failures[answer[:12].decode(errors="replace") or "closed"] += 1
+        except TimeoutError:
+            times.append(None)
+            failures["timeout"] += 1
+        except OSError as exc:
+            times.append(None)
+            failures[type(exc).__name__] += 1
+        await asyncio.sleep(max(0.0, 0.2 - (time.perf_counter() - start)))
+    return times
+
+
+def _summary(times: list[float | None]) -> dict[str, Any]:
+    ok = sorted(t for t in times if t is not None)
+    return {
+        "reads": len(times),
+        "answered_pct": round(100 * len(ok) / len(times), 1) if times else None,
+        "median_ms": round(1000 * statistics.median(ok), 1) if ok else None,
+        "p99_ms": round(1000 * ok[min(len(ok) - 1, int(0.99 * len(ok)))], 1) if ok else None,
+    }
+
+
+async def _phase(server: LiveServer, game: str, attackers: int, per: int,
+                 seconds: float) -> dict[str, Any]:
+    stop = asyncio.Event()
+    held, opened = [0], [0]
+    tasks = [asyncio.create_task(_attacker(server.port, f"127.0.0.{2 + a}", stop, held, opened))
+             for a in range(attackers) for _ in range(per)]
+    failures: Counter[str] = Counter()
+    player = asyncio.create_task(_player(server.port, game, stop, failures))
+    peak = 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        await asyncio.sleep(0.5)
+        peak = max(peak, held[0])
+    stop.set()
+    times = await player
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return {**_summary(times), "failures": dict(failures), "attack_connections_peak": peak,
+            "attack_connections_opened": opened[0]}
+
+
+def run(attackers: int, per: int, seconds: float, fds: int) -> dict[str, Any]:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    need = attackers * per + 200
+    if hard != resource.RLIM_INFINITY and hard < need:
+        raise SystemExit(f"this bench needs {need} open files; the hard limit is {hard}")
+    results: dict[str, Any] = {}
+    for name, (timeout, per_client, cap) in GUARDS.items():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (fds, hard))  # the server inherits it
+        os.environ["FORWARDED_ALLOW_IPS"] = "192.0.2.1"  # trust no loopback address
+        with tempfile.TemporaryDirectory() as tmp:
+            server = LiveServer(Path(tmp) / "slow.db", **NO_CREATION_LIMITS,
+                                header_timeout_s=timeout, connections_per_client=per_client,
+                                **({} if cap is None else {"max_connections": cap})).start()
+            resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, need), hard))
+            try:
+                game = httpx.post(f"{server.url}/api/games", timeout=10,
+                                  json={"width": 9, "height": 9, "mines": 10}).json()["id"]
+                quiet = asyncio.run(_phase(server, game, 0, 0, seconds / 2))
+                attacked = asyncio.run(_phase(server, game, attackers, per, seconds))
+            finally:
+                server.kill()
+        results[name] = {"quiet": quiet, "attacked": attacked}
+        for phase, r in results[name].items():
+            print(f"{name:9} {phase:8} player answered {r['answered_pct']} % of {r['reads']} "
+                  f"reads, median {r['median_ms']} ms, p99 {r['p99_ms']} ms; attackers held "
+                  f"{r['attack_connections_peak']} connections at most "
+                  f"({r['attack_connections_opened']} opened); failures {r['failures']}",
+                  flush=True)
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--attackers", type=int, default=4, help="client addresses attacking")
+    ap.add_argument("--per-attacker", type=int, default=400, help="connections each holds")
+    ap.add_argument("--seconds", type=float, default=20.0, help="length of the attack")
+    ap.add_argument("--fds", type=int, default=1024, help="the server's open-file limit")
+    ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "slow_clients.json"))
+    args = ap.parse_args()
+    load = os.getloadavg()[0]
+    results = run(args.attackers, args.per_attacker, args.seconds, args.fds)
+    out = {"settings": vars(args), "load_at_start": load, "results": results}
+    Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()

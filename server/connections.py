@@ -1,0 +1,173 @@
+"""What a connection may hold before it has sent a request: a deadline for its headers,
+and caps on open connections per client and per process.
+
+uvicorn waits for ever for a request's headers, and a connection that sends nothing at
+all is never closed: each holds a file descriptor, so a few thousand connections that
+send their headers a byte at a time (slowloris) would shut every other player out of
+the process.  :func:`uvicorn_config` gives ``kaboom serve`` an HTTP protocol that closes
+a connection whose headers are late (with a 408), refuses a client's connections past
+``connections_per_client`` (429) and any connection past the process's cap (503).  What
+comes after the headers has its own bounds: the body's deadline (:class:`server.edge.BodyGuard`)
+and each move's budget.
+
+Connections from a trusted proxy (uvicorn's ``FORWARDED_ALLOW_IPS``, ``127.0.0.1`` unless
+set) are not counted per client: every player behind it shares its address, and the
+proxy applies its own limits to them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import resource
+from collections import Counter
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from server.config import Settings
+from server.edge import bucket_of
+
+__all__ = ["connection_cap", "guarded_protocol", "uvicorn_config"]
+
+_RESERVED_FDS = 100
+"""Descriptors kept back from connections for the store, logs and worker threads."""
+
+
+def connection_cap(settings: Settings) -> int:
+    """Open connections one process accepts: ``max_connections``, or else the process's
+    open-file limit less what the store and logs need."""
+    if settings.max_connections is not None:
+        return settings.max_connections
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return 1_000_000
+    return max(1, soft - _RESERVED_FDS)
+
+
+def _refusal(status: int, reason: str, detail: str) -> bytes:
+    body = f'{{"detail":"{detail}"}}'.encode()
+    head = (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n")
+    if status != 408:
+        head += "retry-after: 1\r\n"
+    return head.encode() + b"\r\n" + body
+
+
+class _Trusted:
+    """The addresses of ``FORWARDED_ALLOW_IPS``: ``*``, or addresses and networks
+    separated by commas (other entries, such as a Unix socket's path, match nothing)."""
+
+    def __init__(self, spec: str | list[str]) -> None:
+        items = spec if isinstance(spec, list) else spec.split(",")
+        items = [item.strip() for item in items if item.strip()]
+        self.everyone = "*" in items
+        self.networks = []
+        for item in items:
+            try:
+                self.networks.append(ipaddress.ip_network(item, strict=False))
+            except ValueError:
+                continue
+
+    def __contains__(self, host: str) -> bool:
+        if self.everyone:
+            return True
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return any(address in network for network in self.networks)
+
+
+def guarded_protocol(header_timeout_s: float, per_client: int,
+                     per_process: int) -> type[HttpToolsProtocol]:
+    """uvicorn's HTTP protocol (httptools) with a headers deadline and connection caps
+    (``per_client`` 0: no cap per client).  Each call makes a class with its own counts:
+    one a server."""
+    open_by_client: Counter[str] = Counter()
+    trusted: _Trusted | None = None
+
+    class GuardedProtocol(HttpToolsProtocol):
+        _bucket: str | None = None
+        _deadline: asyncio.TimerHandle | None = None
+        _begun = False  # part of a request's headers has arrived
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if len(self.connections) > per_process:
+                self._refuse(503, "Service Unavailable", "the server has too many connections")
+                return
+            host = self.client[0] if self.client else None
+            if per_client and host is not None and host not in self._trusted_hosts():
+                bucket = bucket_of(host)
+                if open_by_client[bucket] >= per_client:
+                    self._refuse(429, "Too Many Requests",
+                                 f"at most {per_client} open connections a client")
+                    return
+                open_by_client[bucket] += 1
+                self._bucket = bucket
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            if self._bucket is not None:
+                open_by_client[self._bucket] -= 1
+                if open_by_client[self._bucket] <= 0:
+                    del open_by_client[self._bucket]
+                self._bucket = None
+            super().connection_lost(exc)
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._begun = True
+            self._arm()  # a keep-alive connection's next request: idle until now
+
+        def on_headers_complete(self) -> None:
+            self._begun = False
+            self._disarm()
+            super().on_headers_complete()
+
+        def _trusted_hosts(self) -> _Trusted:
+            nonlocal trusted
+            if trusted is None:  # the config is uvicorn's, made after this class
+                trusted = _Trusted(self.config.forwarded_allow_ips)
+            return trusted
+
+        def _arm(self) -> None:
+            if self._deadline is None:
+                self._deadline = self.loop.call_later(header_timeout_s, self._headers_late)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _headers_late(self) -> None:
+            self._deadline = None
+            if self.cycle is not None and not self.cycle.response_complete:
+                # the next request's headers began while this one is answered (pipelining
+                # or a long poll): its time starts when the answer is done
+                self._arm()
+                return
+            if self.transport.is_closing():
+                return
+            if not self._begun:  # never asked anything (a browser's spare connection)
+                self.transport.close()
+                return
+            self._refuse(408, "Request Timeout",
+                         f"the request's headers did not arrive within {header_timeout_s:g} s")
+
+        def _refuse(self, status: int, reason: str, detail: str) -> None:
+            self._disarm()
+            self.transport.write(_refusal(status, reason, detail))
+            self.transport.close()
+
+    return GuardedProtocol
+
+
+def uvicorn_config(app: Any, settings: Settings, log_level: str) -> uvicorn.Config:
+    """The uvicorn configuration every ``kaboom serve`` process runs with."""
+    protocol = guarded_protocol(settings.header_timeout_s, settings.connections_per_client,
+                                connection_cap(settings))
+    return uvicorn.Config(app, log_level=log_level, server_header=False, http=protocol)

@@ -1,0 +1,177 @@
+"""What a connection may hold before it sends a request (``server/connections.py``), on a
+real ``kaboom serve``: late headers are closed, a client's and a process's connections
+are capped, and none of it touches a request once its headers are in."""
+
+from __future__ import annotations
+
+import resource
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+
+import httpx
+import pytest
+
+from kaboom.testing import LiveServer
+from server.config import Settings
+from server.connections import _Trusted, connection_cap
+from tests.apikit import new_game
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _connect(server: LiveServer) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock.settimeout(10)
+    return sock
+
+
+def _answer(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    data = b""
+    while chunk := sock.recv(4096):
+        data += chunk
+    return data
+
+
+@pytest.fixture
+def untrusted_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests' connections come from 127.0.0.1, which uvicorn trusts as a proxy by
+    default (and such connections are not capped per client): trust another address."""
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "192.0.2.1")
+
+
+@pytest.fixture(params=[1, 2], ids=["1-worker", "2-workers"])
+def quick(request: pytest.FixtureRequest, tmp_path: Path,
+          untrusted_loopback: None) -> Iterator[LiveServer]:
+    """A server whose connections have one second for their headers (both ways of
+    serving: one process, and worker processes that read the settings themselves)."""
+    with LiveServer(tmp_path / "quick.db", workers=request.param, header_timeout_s=1,
+                    long_poll_max_s=5) as server:
+        yield server
+
+
+def test_headers_that_trickle_in_get_a_408_at_their_deadline(quick: LiveServer) -> None:
+    """uvicorn alone waited for ever for a request's headers, so connections sending
+    them a byte at a time held a file descriptor each for as long as they liked."""
+    slow = _connect(quick)
+    start = time.monotonic()
+    stop = threading.Event()
+
+    def trickle() -> None:
+        for byte in b"GET /api/games HTTP/1.1\r\nHost: kaboom\r\nX-Slow: " + b"a" * 200:
+            if stop.is_set():
+                return
+            try:
+                slow.send(bytes([byte]))
+            except OSError:  # closed by the server: what the test waits for
+                return
+            time.sleep(0.05)
+
+    sender = threading.Thread(target=trickle)
+    sender.start()
+    try:
+        with httpx.Client(base_url=quick.url, timeout=10) as http:
+            for _ in range(5):  # others are served meanwhile
+                assert http.get("/openapi.json").status_code == 200
+        answer = _answer(slow)
+        took = time.monotonic() - start
+    finally:
+        stop.set()
+        sender.join()
+        slow.close()
+    assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
+    assert b"did not arrive within 1 s" in answer
+    assert 0.9 <= took < 5, took
+
+
+def test_a_connection_that_sends_nothing_is_closed_silently(quick: LiveServer) -> None:
+    idle = _connect(quick)
+    start = time.monotonic()
+    assert _answer(idle) == b""
+    assert 0.9 <= time.monotonic() - start < 5
+
+
+def test_the_deadline_covers_headers_only(quick: LiveServer) -> None:
+    """A long poll, a keep-alive connection's second request and a slow body's request
+    all outlast the headers' second without being cut."""
+    with httpx.Client(base_url=quick.url, timeout=10) as http:
+        game = new_game(http)
+        start = time.monotonic()
+        waited = http.get(f"/api/games/{game['id']}", params={"wait_moves": 0, "timeout": 2.5})
+        assert waited.status_code == 200 and time.monotonic() - start >= 2.4
+        time.sleep(1.5)  # idle on the kept-alive connection (uvicorn's own keep-alive: 5 s)
+        assert http.get(f"/api/games/{game['id']}").status_code == 200
+
+    sock = _connect(quick)
+    body = b'{"width": 9, "height": 9, "mines": 10}'
+    sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: kaboom\r\nContent-Type: application/json"
+                 b"\r\nConnection: close\r\nContent-Length: %d\r\n\r\n" % len(body))
+    time.sleep(1.5)  # the headers are in: the body has its own, longer deadline (10 s)
+    sock.sendall(body)
+    answer = _answer(sock)
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
+
+
+def test_a_client_holds_at_most_its_connections(tmp_path: Path,
+                                                untrusted_loopback: None) -> None:
+    with LiveServer(tmp_path / "cap.db", connections_per_client=4) as server, \
+            ExitStack() as held:
+        # LiveServer's own start-up request has come and gone
+        time.sleep(0.3)
+        socks = [held.enter_context(_connect(server)) for _ in range(4)]
+        refused = _connect(server)
+        answer = _answer(refused)
+        refused.close()
+        assert answer.startswith(b"HTTP/1.1 429 Too Many Requests\r\n"), answer
+        assert b"at most 4 open connections a client" in answer
+        socks.pop().close()
+        time.sleep(0.3)
+        assert httpx.get(f"{server.url}/openapi.json", timeout=10).status_code == 200
+
+
+def test_a_trusted_proxys_connections_are_not_capped_per_client(tmp_path: Path) -> None:
+    """Behind a proxy every player shares its address; 127.0.0.1 is trusted unless
+    ``FORWARDED_ALLOW_IPS`` says otherwise."""
+    with LiveServer(tmp_path / "proxy.db", connections_per_client=2) as server, \
+            ExitStack() as held:
+        for _ in range(6):
+            held.enter_context(_connect(server))
+        assert httpx.get(f"{server.url}/openapi.json", timeout=10).status_code == 200
+
+
+def test_a_process_holds_at_most_max_connections(tmp_path: Path) -> None:
+    with LiveServer(tmp_path / "max.db", max_connections=3) as server, ExitStack() as held:
+        time.sleep(0.3)
+        for _ in range(3):
+            held.enter_context(_connect(server))
+        refused = _connect(server)
+        answer = _answer(refused)
+        refused.close()
+        assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), answer
+        assert b"retry-after: 1" in answer
+
+
+def test_the_process_cap_follows_the_open_file_limit() -> None:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    assert connection_cap(Settings(db=":memory:", max_connections=7)) == 7
+    derived = connection_cap(Settings(db=":memory:"))
+    assert derived == (1_000_000 if soft == resource.RLIM_INFINITY else max(1, soft - 100))
+
+
+@pytest.mark.parametrize(("spec", "host", "trusted"), [
+    ("127.0.0.1", "127.0.0.1", True),
+    ("127.0.0.1", "127.0.0.2", False),
+    ("10.0.0.0/8, 192.0.2.1", "10.20.30.40", True),
+    ("10.0.0.0/8, 192.0.2.1", "192.0.2.2", False),
+    ("*", "2001:db8::1", True),
+    (["::1", "unix:/run/kaboom.sock"], "::1", True),
+    ("unix:/run/kaboom.sock", "not an address", False),
+])
+def test_forwarded_allow_ips_as_uvicorn_reads_it(spec: str | list[str], host: str,
+                                                 trusted: bool) -> None:
+    assert (host in _Trusted(spec)) is trusted
