@@ -37,7 +37,9 @@ CHROMIUM_ARGS = [
 and these flags keep Debian's quiet and offline."""
 
 
-NO_CREATION_LIMITS: dict[str, int] = {"create_per_minute": 0, "create_cells_per_day": 0}
+NO_CREATION_LIMITS: dict[str, int] = {
+    "create_per_minute": 0, "create_cells_per_day": 0, "create_cells_per_day_total": 0,
+}
 """Settings for a server whose one client (a bench, a bot run) makes many games."""
 
 

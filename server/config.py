@@ -61,6 +61,11 @@ class Settings(BaseSettings):
     """Cells of new games one client may create a day, over all processes (0 turns the
     limit off): 8,333 Expert games, or 61 of the largest (256x256), which bounds what one
     address can store a day whatever sizes it asks for."""
+    create_cells_per_day_total: int = Field(default=200_000_000, ge=0)
+    """Cells of new games all clients together may create a day (0 turns the limit off):
+    past it every creation gets a 503 until the bucket refills.  Clients of many
+    addresses escape the per-client limits; this bounds what the store grows by a day
+    whoever asks (416,000 Expert games; about 240 MB of new boards)."""
     finished_expiry_s: float = Field(default=30 * 86400.0, gt=0, allow_inf_nan=False)
     """Finished games are deleted this long after they ended (replays and links work
     until then)."""

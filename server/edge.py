@@ -22,7 +22,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.errors import RateLimitedError
+from server.errors import RateLimitedError, ServerFullError
 from server.store import GameStore
 
 __all__ = [
@@ -275,22 +275,30 @@ class CreateLimiter:
     """Two token buckets per client address for game creation: games (``burst`` at once,
     then ``per_minute``) and cells (``cells_per_day``, all at once if the client likes),
     so that one address can neither flood the store with small games nor fill its disk
-    with a day of the largest ones.  The buckets live in the game store, so a client
-    draws on the same buckets however many processes serve it; idle ones go with the
-    expiry.  A rate of 0 turns that bucket off."""
+    with a day of the largest ones; and one bucket of cells for all clients together
+    (``cells_per_day_total``), which clients of many addresses share.  The buckets live
+    in the game store, so a client draws on the same buckets however many processes
+    serve it; idle ones go with the expiry.  A rate of 0 turns that bucket off."""
+
+    ALL = "cells (all clients)"
+    """The shared bucket's key (no client's: those are addresses and networks)."""
 
     def __init__(self, per_minute: float, burst: int, cells_per_day: int,
-                 store: GameStore) -> None:
+                 cells_per_day_total: int, store: GameStore) -> None:
         self.rate = per_minute / 60.0
         self.burst = float(burst)
         self.cells_rate = cells_per_day / 86400.0
         self.cells = float(cells_per_day)
+        self.total_rate = cells_per_day_total / 86400.0
+        self.total = float(cells_per_day_total)
         self.store = store
 
     def check(self, request: Request, cells: int) -> None:
-        """Takes a game and ``cells`` cells from the request's client's buckets, or
-        raises :class:`RateLimitedError` saying when to try again.  (The game is taken
-        first: a refusal for cells then costs the client a game token, never cells.)"""
+        """Takes a game and ``cells`` cells from the request's client's buckets and the
+        shared one, or raises :class:`RateLimitedError` (:class:`ServerFullError` for
+        the shared bucket) saying when to try again.  The client's buckets go first, so
+        its refusals never drain the shared one; a refusal for cells costs the client a
+        game token, never cells."""
         key = client_of(request)
         now = time.time()
         if self.rate > 0:
@@ -307,4 +315,16 @@ class CreateLimiter:
                 raise RateLimitedError(
                     f"too many cells of new games from {key} ({self.cells:,.0f} a day):"
                     f" try again in {math.ceil(wait)} s", wait
+                )
+        if self.total_rate > 0:
+            total_cost = min(float(cells), self.total)
+            wait = self.store.take_token(self.ALL, now, self.total_rate, self.total, total_cost)
+            if wait > 0:
+                if self.cells_rate > 0:  # the client's cells back: not its doing
+                    self.store.take_token(f"cells {key}", now, self.cells_rate, self.cells,
+                                          -cost)
+                raise ServerFullError(
+                    f"the server has taken the day's cells of new games"
+                    f" ({self.total:,.0f} from all clients): try again in {math.ceil(wait)} s",
+                    wait,
                 )

@@ -11,6 +11,7 @@ __all__ = [
     "MoveLimitError",
     "NotPlayerError",
     "RateLimitedError",
+    "ServerFullError",
     "StoreUnavailableError",
 ]
 
@@ -44,6 +45,11 @@ class RateLimitedError(KaboomError, RuntimeError):
     def __init__(self, message: str, retry_after: float) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ServerFullError(RateLimitedError):
+    """Raised when all clients together have created the day's cells of new games
+    (``Settings.create_cells_per_day_total``): no fault of this client's (503)."""
 
 
 class StoreUnavailableError(KaboomError, RuntimeError):

@@ -22,6 +22,7 @@ from server.errors import (
     MissingTokenError,
     NotPlayerError,
     RateLimitedError,
+    ServerFullError,
     StoreUnavailableError,
 )
 from server.openapi import KaboomApp
@@ -49,6 +50,7 @@ _STATUS: list[tuple[type[KaboomError], int]] = [
     (IllegalMoveError, 409),
     (InvalidMoveError, 422),
     (InvalidPositionError, 409),
+    (ServerFullError, 503),
     (RateLimitedError, 429),
     (BudgetExceededError, 503),
     (StoreUnavailableError, 503),
@@ -93,7 +95,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = service
     app.state.create_limiter = CreateLimiter(
         settings.create_per_minute, settings.create_burst, settings.create_cells_per_day,
-        service.store
+        settings.create_cells_per_day_total, service.store
     )
     app.include_router(api.router)
     app.include_router(api.operations)
@@ -107,10 +109,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def kaboom_error(request: Request, exc: KaboomError) -> JSONResponse:
         code = next((c for cls, c in _STATUS if isinstance(exc, cls)), 400)
         headers = None
-        if code == 503:
-            headers = {"Retry-After": "1"}
-        elif isinstance(exc, RateLimitedError):
+        if isinstance(exc, RateLimitedError):
             headers = {"Retry-After": str(max(1, round(exc.retry_after)))}
+        elif code == 503:
+            headers = {"Retry-After": "1"}
         elif code == 401:
             headers = {"WWW-Authenticate": "Bearer"}
         return JSONResponse({"detail": str(exc)}, status_code=code, headers=headers)

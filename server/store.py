@@ -272,7 +272,8 @@ class _SqlStore:
         """Takes ``cost`` tokens (``cost`` ≤ ``burst``) from ``client``'s bucket (``burst``
         tokens, refilled at ``rate`` a second, shared by every process on the store);
         returns 0.0 when they were taken, else the seconds until they are there.  One
-        statement takes them, so two processes can never both take the last ones."""
+        statement takes them, so two processes can never both take the last ones.  A
+        negative ``cost`` gives tokens back (the next refill caps them at ``burst``)."""
         least, greatest = ("LEAST", "GREATEST") if self.dialect == "postgresql" else ("MIN", "MAX")
         refill = (f"{least}(?, create_buckets.tokens"
                   f" + {greatest}(0, ? - create_buckets.updated_at) * ?)")

@@ -316,6 +316,30 @@ def test_a_client_has_a_days_cells_of_new_games(tmp_path: Path) -> None:
         assert [board(c, 40), board(c, 2)] == [201, 429]
 
 
+def test_all_clients_share_a_days_cells_of_new_games(tmp_path: Path) -> None:
+    """Clients of many addresses escape the per-client buckets; the shared bucket bounds
+    what the store grows by a day.  Its refusal is a 503 (no fault of the client's), and
+    gives the client back the cells its own bucket had given."""
+    from server.main import create_app
+
+    def board(c: PlayerClient, side: int) -> Any:
+        return c.post("/api/games", json={"width": side, "height": side, "mines": 1})
+
+    db = tmp_path / "g.db"
+    app = create_app(settings_for(db, create_cells_per_day=1000,
+                                  create_cells_per_day_total=950))
+    with PlayerClient(app) as c:
+        assert board(c, 30).status_code == 201  # 900 cells from each bucket
+        r = board(c, 10)  # the client has 100 left, all clients 50
+        assert r.status_code == 503
+        assert 4540 <= int(r.headers["retry-after"]) <= 4560  # 50 cells, 950 a day
+        assert "the day's cells of new games (950 from all clients)" in r.json()["detail"]
+    # the same store without the shared bucket: the client still has its 100 cells
+    app = create_app(settings_for(db, create_cells_per_day=1000))
+    with PlayerClient(app) as c:
+        assert [board(c, 10).status_code, board(c, 2).status_code] == [201, 429]
+
+
 def test_expiry_removes_finished_and_idle_games_only(tmp_path: Path) -> None:
     from server.game import Rules
     from solver.position import Move

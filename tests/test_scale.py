@@ -456,31 +456,38 @@ def test_ctrl_c_stops_every_worker_without_a_traceback(tmp_path: Path) -> None:
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
 
 
-@pytest.mark.parametrize(("limits", "side", "made", "says", "wait"), [
+@pytest.mark.parametrize(("limits", "side", "made", "says", "wait", "refused"), [
     # sixteen 9x9 games, a burst of four: per-process buckets gave eight
-    ({"create_per_minute": 6, "create_burst": 4}, 9, 4, "too many new games", (1, 10)),
+    ({"create_per_minute": 6, "create_burst": 4}, 9, 4, "too many new games", (1, 10), 429),
     # sixteen 10x10 games, 1,000 cells a day: a board's cells taken in one statement
     ({"create_per_minute": 0, "create_cells_per_day": 1000}, 10, 10, "too many cells",
-     (8500, 8640)),
-])
+     (8500, 8640), 429),
+    # sixteen clients' 10x10 games, 1,000 cells a day for all of them
+    ({"create_per_minute": 0, "create_cells_per_day": 0, "create_cells_per_day_total": 1000},
+     10, 10, "from all clients", (8500, 8640), 503),
+], ids=["games", "cells", "cells-of-all-clients"])
 def test_a_creation_limit_is_one_bucket_over_every_process(
     store_url: str, limits: dict[str, int], side: int, made: int, says: str,
-    wait: tuple[int, int],
+    wait: tuple[int, int], refused: int,
 ) -> None:
     """A client's new games draw on one bucket in the store, not one a process: sixteen
-    parallel creations split over two processes get exactly what one bucket holds."""
+    parallel creations split over two processes get exactly what one bucket holds.  So
+    do all clients' games, from the bucket they share (each creation from its own
+    client, forwarded by this host, which uvicorn trusts)."""
     limited = [LiveServer(store_url, **limits).start() for _ in range(2)]
+    shared = "create_cells_per_day_total" in limits
     try:
         def create(i: int) -> httpx.Response:
-            return httpx.post(f"{limited[i % 2].url}/api/games",
+            headers = {"X-Forwarded-For": f"203.0.113.{i}"} if shared else {}
+            return httpx.post(f"{limited[i % 2].url}/api/games", headers=headers,
                               json={"width": side, "height": side, "mines": 10}, timeout=30)
 
         with ThreadPoolExecutor(16) as pool:
             answers = list(pool.map(create, range(16)))
         codes = sorted(r.status_code for r in answers)
-        assert codes == [201] * made + [429] * (16 - made), codes
+        assert codes == [201] * made + [refused] * (16 - made), codes
         for r in answers:
-            if r.status_code == 429:
+            if r.status_code == refused:
                 assert wait[0] <= int(r.headers["retry-after"]) <= wait[1]
                 assert says in r.json()["detail"]
     finally:

@@ -60,7 +60,9 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 _READ: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (404, 422)}
 _CREATE: dict[int | str, dict[str, Any]] = {
-    **{k: _ERRORS[k] for k in (408, 413, 422)}, 429: {"description": "too many games"}
+    **{k: _ERRORS[k] for k in (408, 413, 422)},
+    429: {"description": "too many games or cells of new games from this client"},
+    503: {"description": "all clients together have created the day's cells of new games"},
 }
 
 
