@@ -47,6 +47,8 @@ HintKind = Literal["safe", "first_click", "forced_guess"]
 
 _Record = TypeVar("_Record")
 """What a change hands its commit besides the two games (a move's undo step, or nothing)."""
+_Page = TypeVar("_Page")
+"""What a page reads of a game's rows (its moves, or their undo records)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,9 +178,24 @@ class GameService:
         """The game and its moves ``offset`` to ``offset + limit - 1`` (0 is the first
         move): the store reads only those, so a long history costs a reader no more than
         a short one.  The game's move count (read first) bounds the page."""
-        game = self.store.get(game_id)  # 404 for an unknown game
-        count = _page_length(game, offset, limit)
-        return game, self.store.moves(game_id, offset, count) if count else []
+
+        def page(game: Game) -> list[str]:
+            count = _page_length(game, offset, limit)
+            return self.store.moves(game_id, offset, count) if count else []
+
+        return self._one_version(game_id, page)
+
+    def _one_version(self, game_id: str, read: Callable[[Game], _Page]) -> tuple[Game, _Page]:
+        """The game and what ``read`` reads of its rows, both of one version: the game is
+        read, then its rows, then its version again, until no change came in between (an
+        undo there would have paired one move count with another's rows).  Every change
+        of a game's rows changes its version in the same transaction."""
+        for _ in range(_RETRIES):
+            game = self.store.get(game_id)  # 404 for an unknown game
+            got = read(game)
+            if self.store.versions([game_id]).get(game_id) == game.version:
+                return game, got
+        raise ConflictError("the game kept changing while its page was read; try again")
 
     @staticmethod
     def check_player(player_hash: str, token: str | None) -> None:
@@ -405,13 +422,18 @@ class GameService:
         """Moves ``offset`` to ``offset + limit - 1`` of a finished game, from their undo
         records, which hold what each changed cell showed before and after the move: a
         page reads only its own records."""
-        game = self.store.get(game_id)
-        if game.status is GameStatus.PLAYING:
-            raise IllegalMoveError("the game is still being played; its replay comes at the end")
-        count = _page_length(game, offset, limit)
-        steps = self.store.steps(game_id, offset, count) if count else []
-        if any(step.after is None for step in steps):
-            steps = self._rebuild_after(game, offset, len(steps))
+
+        def page(game: Game) -> list[Step]:
+            if game.status is GameStatus.PLAYING:
+                raise IllegalMoveError(
+                    "the game is still being played; its replay comes at the end")
+            count = _page_length(game, offset, limit)
+            steps = self.store.steps(game_id, offset, count) if count else []
+            if any(step.after is None for step in steps):
+                steps = self._rebuild_after(game, offset, len(steps))
+            return steps
+
+        game, steps = self._one_version(game_id, page)
         moves = tuple(
             (step.move, tuple(
                 (x, y, before, after)

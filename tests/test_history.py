@@ -114,6 +114,49 @@ def test_a_long_replay_comes_in_pages_that_step_from_the_first_board_to_the_last
         assert ["".join(r) for r in rows] == game["board"]
 
 
+def _undo_after_first_read(client: PlayerClient, monkeypatch: pytest.MonkeyPatch,
+                           gid: str, reader: str) -> None:
+    """Makes the store's ``reader`` (``moves`` or ``steps``) undo the game's last move
+    just after its first read: a change between the game's read and its rows'."""
+    service = _service(client)
+    real = getattr(service.store, reader)
+    undone: list[int] = []
+
+    def read_then_undo(game_id: str, offset: int, limit: int) -> Any:
+        rows = real(game_id, offset, limit)
+        if not undone:
+            undone.append(service.undo(gid, client.tokens[gid]).moves)
+        return rows
+
+    monkeypatch.setattr(service.store, reader, read_then_undo)
+
+
+def test_a_page_is_of_one_version_of_the_game(client: PlayerClient,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """An undo between the read of a game and that of its moves paired the old move
+    count and version with rows of either: the page is read again."""
+    game = _long_game(client, 5)
+    gid = game["id"]
+    _undo_after_first_read(client, monkeypatch, gid, "moves")
+    page = client.get(f"/api/games/{gid}/moves").json()
+    now = client.get(f"/api/games/{gid}").json()
+    assert now["moves"] == game["moves"] - 1
+    assert (page["total"], page["version"]) == (now["moves"], now["version"])
+    assert len(page["moves"]) == now["moves"]
+
+
+def test_a_replay_page_read_across_an_undo_is_refused_as_the_game_now_is(
+    client: PlayerClient, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The loss undone (a debug game may) while its replay page was read: the game is
+    being played again, so there is no replay (409), not a page of the lost game."""
+    game = _lose(client, _long_game(client, 5))
+    gid = game["id"]
+    _undo_after_first_read(client, monkeypatch, gid, "steps")
+    answer = client.get(f"/api/games/{gid}/replay")
+    assert answer.status_code == 409 and "still being played" in answer.json()["detail"]
+
+
 @pytest.mark.parametrize("path", ["moves", "replay"])
 @pytest.mark.parametrize("params", [
     {"offset": -1}, {"offset": "one"}, {"offset": 1.5}, {"offset": 2**31 + 1},
