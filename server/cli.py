@@ -86,14 +86,19 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("kaboom serve: several workers need a shared store, not :memory:")
     if args.workers > 1 and args.port == 0:
         raise SystemExit("kaboom serve: several workers need a fixed --port (each binds it)")
+    from server.store import StoreOpenError, open_store
     from server.workers import listening_socket, serve
 
     if args.workers > 1:
+        try:  # once here, not once a worker: one line for a wrong URL, and no banner
+            open_store(settings.db, synchronous=settings.sqlite_synchronous).close()
+        except StoreOpenError as exc:
+            print(f"kaboom serve: {exc}", file=sys.stderr)
+            return 2
         print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} workers)", flush=True)
         return serve(args.host, args.port, args.workers, args.log_level)
     from server.connections import uvicorn_config
     from server.main import create_app
-    from server.store import StoreOpenError
 
     try:
         app = create_app(settings)

@@ -387,12 +387,15 @@ def test_workers_refuse_a_port_in_use(tmp_path: Path) -> None:
         first.stop()
 
 
-def test_workers_that_cannot_start_stop_the_server(tmp_path: Path) -> None:
-    """A store the workers cannot open fails ``kaboom serve --workers 2`` at once."""
+def test_a_store_the_workers_cannot_open_stops_the_server_in_one_line(tmp_path: Path) -> None:
+    """A store the workers cannot open fails ``kaboom serve --workers 2`` at once, once:
+    each worker had said why, after a banner that named the port."""
     (tmp_path / "a-file").write_text("")
     server = LiveServer(tmp_path / "a-file" / "games.db", workers=2)
-    with pytest.raises(RuntimeError, match="failed to start"):
+    with pytest.raises(RuntimeError, match="cannot open the SQLite database") as failed:
         server.start()
+    assert str(failed.value).count("kaboom serve:") == 1
+    assert server.proc is not None and server.proc.returncode == 2
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -405,9 +408,10 @@ def test_a_postgresql_url_that_answers_nothing_is_one_line_at_once(workers: str)
         [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()), "--workers",
          workers, "--db", url], capture_output=True, text=True, timeout=60,
     )
-    assert done.returncode != 0 and time.monotonic() - start < 15
-    assert "kaboom serve: cannot connect to PostgreSQL: " in done.stderr
+    assert done.returncode == 2 and time.monotonic() - start < 15
+    assert done.stderr.count("kaboom serve: cannot connect to PostgreSQL: ") == 1
     assert "Connection refused" in done.stderr and "Traceback" not in done.stderr
+    assert done.stdout == ""  # no banner naming a port nothing listens on
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
