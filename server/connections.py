@@ -146,8 +146,8 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
         def _headers_late(self) -> None:
             self._deadline = None
             if self.cycle is not None and not self.cycle.response_complete:
-                # the next request's headers began while this one is answered (pipelining
-                # or a long poll): its time starts when the answer is done
+                # the next request's headers began while this one is being answered
+                # (pipelined behind a long poll, say): they are not late before it is done
                 self._arm()
                 return
             if self.transport.is_closing():

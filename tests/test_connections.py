@@ -117,6 +117,23 @@ def test_the_deadline_covers_headers_only(quick: LiveServer) -> None:
     assert answer.startswith(b"HTTP/1.1 201"), answer[:200]
 
 
+def test_headers_pipelined_behind_a_long_poll_are_not_late_before_its_answer(
+    quick: LiveServer,
+) -> None:
+    with httpx.Client(base_url=quick.url, timeout=10) as http:
+        game = new_game(http)
+    sock = _connect(quick)
+    start = time.monotonic()
+    sock.sendall(f"GET /api/games/{game['id']}?wait_moves=0&timeout=2.5 HTTP/1.1\r\n"
+                 "Host: kaboom\r\n\r\nGET /api/games HTTP/1.1\r\nHost: kab".encode())
+    answer = _answer(sock)
+    took = time.monotonic() - start
+    sock.close()
+    assert answer.startswith(b"HTTP/1.1 200 OK\r\n"), answer[:200]
+    assert answer.count(b"HTTP/1.1 ") == 2 and b"HTTP/1.1 408 Request Timeout" in answer
+    assert 2.4 <= took < 6, took
+
+
 def test_a_client_holds_at_most_its_connections(tmp_path: Path,
                                                 untrusted_loopback: None) -> None:
     with LiveServer(tmp_path / "cap.db", connections_per_client=4) as server, \
