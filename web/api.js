@@ -116,26 +116,24 @@ export async function hint(id) {
   return JSON.parse(await call("GET", `${gamePath(id)}/hint`, { player: id }));
 }
 
-/** One page of a finished game's replay: at most 1000 moves from `offset`, each with its cells
- * [x, y, before, after], the first board (`start`), `total`, `version` and `next_offset`. */
-export async function replayPage(id, offset = 0) {
-  return JSON.parse(await call("GET", `${gamePath(id)}/replay?offset=${offset}`));
-}
+/** The most moves a replay page holds (the server's `PAGE_MAX`). */
+const REPLAY_PAGE = 1000;
 
-/** A finished game's whole replay, `{ start, moves }`: every page, following `next_offset`.
- * The pages must be of one version of the game: an undo between two pages (then more play)
- * would join two histories, so the replay is read again from the start, a few times. */
-export async function replay(id) {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const first = await replayPage(id, 0);
-    const moves = first.moves;
-    let page = first;
-    while (page.next_offset !== null) {
-      page = await replayPage(id, page.next_offset);
-      if (page.version !== first.version) break;
-      for (const step of page.moves) moves.push(step);
+/** A finished game's replay, its last page first, for a viewer that starts at the end and
+ * steps back: yields `{ offset, moves }` (moves `offset` on, each with its cells
+ * [x, y, before, after]) down to offset 0. `total` is the game's move count. The pages
+ * must be of one version of the game: an undo and more play between two would join two
+ * histories, so a page of another version (or total) ends it with an error. */
+export async function* replayBackwards(id, total) {
+  let version = null;
+  for (let end = total; end > 0; ) {
+    const offset = Math.max(0, end - REPLAY_PAGE);
+    const page = JSON.parse(await call("GET", `${gamePath(id)}/replay?offset=${offset}&limit=${end - offset}`));
+    version ??= page.version;
+    if (page.version !== version || page.total !== total) {
+      throw new Error("the game changed while its replay was read; reload to see the new one");
     }
-    if (page.version === first.version) return { start: first.start, moves };
+    yield { offset, moves: page.moves };
+    end = offset;
   }
-  throw new Error("the game kept changing while its replay was read; reload to try again");
 }

@@ -57,7 +57,8 @@ const state = {
   marks: null, // who outlined cells on the board: "loss", "hint" or "hover"
   lossProof: null, // { id, x, y, text } of the finished game's proof, once fetched
   proofs: new Map(), // debug proofs by "moves:x,y" of the current game
-  replay: null, // { id, moves, start, list, at, rows } of the finished game on the board
+  replay: null, // { id, version, moves, list, from, at, rows } of the finished game on the board
+  replayLoad: null, // the replay whose pages are being read
   replacesLink: false, // the game being created replaces a dead link in the history
 };
 
@@ -128,7 +129,7 @@ function applyGame(game) {
   }
   ui.hint.disabled = game.status !== "playing" || !isPlayer(game);
   if (game.status === "playing") hideReplay();
-  else if (state.replay?.id !== game.id || state.replay.moves !== game.moves) loadReplay(game);
+  else if (!isReplayOf(state.replay, game) && !isReplayOf(state.replayLoad, game)) loadReplay(game);
 
   ui.undo.disabled = !undoAllowed(game);
   ui.share.disabled = false;
@@ -331,27 +332,53 @@ async function explainCell(x, y) {
 
 // ---------------------------------------------------------------- replay
 
-/** Shows the replay bar for a finished game, once every page of its replay has arrived. */
+/** Shows the replay bar for a finished game as soon as its last page has arrived (the bar
+ * starts at the end), then reads the earlier pages back to the first move; until they are
+ * in, the bar goes back only as far as what has arrived (`from`). */
 async function loadReplay(game) {
   hideReplay();
-  let answer;
+  const n = game.moves;
+  const replay = {
+    id: game.id, version: game.version, moves: n, list: new Array(n), from: n, at: n,
+    rows: game.board.map((r) => [...r]),
+  };
+  state.replayLoad = replay;
+  const current = () => state.replayLoad === replay && isReplayOf(replay, state.game);
   try {
-    answer = await api.replay(game.id);
+    for await (const page of api.replayBackwards(game.id, n)) {
+      if (!current()) return;
+      page.moves.forEach((step, i) => { replay.list[page.offset + i] = step; });
+      replay.from = page.offset;
+      if (state.replay === replay) {
+        ui.replaySlider.min = String(replay.from);
+        showReplayAt(replay.at);
+      } else {
+        showReplay(replay);
+      }
+    }
+    if (current() && state.replay !== replay) showReplay(replay); // no moves at all
   } catch (error) {
-    if (state.game === game) say(`No replay: ${api.errorText(error)}`, { error: true });
-    return;
+    if (current()) say(`No replay: ${api.errorText(error)}`, { error: true });
   }
-  if (state.game?.id !== game.id || state.game.moves !== game.moves) return;
-  const n = answer.moves.length;
-  state.replay = { id: game.id, moves: game.moves, list: answer.moves, at: n, rows: game.board.map((r) => [...r]) };
-  ui.replaySlider.max = String(n);
-  ui.replaySlider.value = String(n);
+}
+
+/** Whether `replay` (shown or loading) is of this game as it now is. */
+function isReplayOf(replay, game) {
+  return Boolean(replay && game && replay.id === game.id && replay.version === game.version);
+}
+
+function showReplay(replay) {
+  state.replay = replay;
+  ui.replaySlider.min = String(replay.from);
+  ui.replaySlider.max = String(replay.moves);
+  ui.replaySlider.value = String(replay.at);
   ui.replay.hidden = false;
-  board.el.dataset.replayMove = n;
-  showReplayAt(n);
+  board.el.dataset.replayMove = replay.at;
+  showReplayAt(replay.at);
 }
 
 function hideReplay() {
+  state.replayLoad = null;
   if (!state.replay && ui.replay.hidden) return;
   state.replay = null;
   ui.replay.hidden = true;
@@ -362,7 +389,7 @@ function hideReplay() {
 function replayTo(k) {
   const r = state.replay;
   if (!r) return;
-  k = Math.max(0, Math.min(r.list.length, k));
+  k = Math.max(r.from, Math.min(r.list.length, k));
   while (r.at < k) {
     for (const [x, y, , after] of r.list[r.at].cells) r.rows[y][x] = after;
     r.at++;
@@ -384,7 +411,10 @@ function showReplayAt(k) {
   const n = r.list.length;
   const end = k === n;
   const named = (text) => text.replace(/^(\w+) (\d+) (\d+)$/, "$1 ($2, $3)");
-  let text = k === 0 ? `The first board (move 0 of ${n}).` : `Move ${k} of ${n}: ${named(r.list[k - 1].move)}.`;
+  let text;
+  if (k === 0) text = `The first board (move 0 of ${n}).`;
+  else if (r.list[k - 1]) text = `Move ${k} of ${n}: ${named(r.list[k - 1].move)}.`;
+  else text = `Move ${k} of ${n} (the moves before it are still loading).`;
   ui.banner.hidden = !end;
   const loss = game.status === "lost" ? game.loss : null;
   const proof = lossProofOf(game);

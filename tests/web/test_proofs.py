@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from solver.knowledge import classify
 from solver.position import Position
@@ -140,15 +140,21 @@ def _replay_boards(server: Server, gid: str, at: list[int]) -> dict[int, list[st
     return boards
 
 
-def test_a_replay_longer_than_a_page_steps_through_all_of_it(page: Page, server: Server) -> None:
-    """The replay answers 1000 moves a page: the page reads every page of a long game and
-    steps through the whole of it, across the pages' seams, to the last board."""
+_LONG_GAME_MARKED = (0, 0)
+"""The covered cell whose mark :func:`_long_lost_game` cycles (seed 5's first covered cell
+after (8, 8) opens)."""
+
+
+def _long_lost_game(server: Server) -> tuple[str, int]:
+    """A lost 16x16 debug game of more than 1000 moves (two replay pages): a mark cycled
+    on one cell 1010 times, then a losing click."""
     game = server.post("/api/games", {"width": 16, "height": 16, "mines": 40, "debug": True,
                                       "seed": 5})
     gid = game["id"]
     game = server.post(f"/api/games/{gid}/reveal", {"x": 8, "y": 8})
     x, y = next((x, y) for y, r in enumerate(game["board"]) for x, ch in enumerate(r)
                 if ch == "#")
+    assert (x, y) == _LONG_GAME_MARKED
     for _ in range(1010):  # a mark cycled on one cell: 1011 moves in all
         game = server.post(f"/api/games/{gid}/flag", {"x": x, "y": y})
     while game["status"] == "playing":  # end it: click a mine, or an undecided cell
@@ -156,13 +162,24 @@ def test_a_replay_longer_than_a_page_steps_through_all_of_it(page: Page, server:
         cx, cy = next((a, b) for b, r in enumerate(status) for a, ch in enumerate(r)
                       if ch in "mu" and (a, b) != (x, y))
         game = server.post(f"/api/games/{gid}/reveal", {"x": cx, "y": cy})
-    n = game["moves"]
+    return gid, game["moves"]
+
+
+def test_a_replay_longer_than_a_page_steps_through_all_of_it(page: Page, server: Server) -> None:
+    """The replay answers 1000 moves a page: the page reads every page of a long game and
+    steps through the whole of it, across the pages' seams, to the last board."""
+    gid, n = _long_lost_game(server)
+    game = server.game(gid)
+    x, y = _LONG_GAME_MARKED
     boards = _replay_boards(server, gid, [0, 999, 1000, 1001, n - 1, n])
     pages: list[str] = []
     page.on("request", lambda r: pages.append(r.url) if "/replay" in r.url else None)
     page.goto(f"/games/{gid}")
     expect(page.locator("#replay-slider")).to_have_attribute("max", str(n))
-    assert len(pages) == 2, pages  # both pages, and nothing else
+    expect(page.locator("#replay-slider")).to_have_attribute("min", "0")
+    # both pages, the last first, and nothing else
+    assert [p.split("?")[1] for p in pages] == [f"offset={n - 1000}&limit=1000",
+                                                f"offset=0&limit={n - 1000}"], pages
     assert board_rows(page) == game["board"]
     page.locator("#replay-first").focus()
     page.keyboard.press("Home")
@@ -181,6 +198,36 @@ def test_a_replay_longer_than_a_page_steps_through_all_of_it(page: Page, server:
     assert board_rows(page) == boards[n] == game["board"]
     page.click("#replay-back")
     assert board_rows(page) == boards[n - 1]
+
+
+def test_a_long_replay_shows_its_end_before_its_first_page_arrives(
+    page: Page, server: Server
+) -> None:
+    """The bar starts at the end, so it needs the last page first: it had waited for every
+    page (263 requests for a 256x256 game's 262,144 moves).  With the first page held
+    back, the bar shows the end and steps back as far as the moves that have arrived."""
+    gid, n = _long_lost_game(server)
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:  # answered later, by the test
+        held.append(route)
+
+    page.route("**/replay?offset=0&*", hold)
+    page.goto(f"/games/{gid}")
+    slider = page.locator("#replay-slider")
+    expect(slider).to_have_attribute("max", str(n))
+    expect(slider).to_have_attribute("min", str(n - 1000))
+    expect(page.locator("#board")).to_have_attribute("data-replay-move", str(n))
+    page.locator("#replay-first").focus()
+    page.keyboard.press("Home")  # only as far back as has arrived
+    expect(page.locator("#board")).to_have_attribute("data-replay-move", str(n - 1000))
+    expect(page.locator("#replay-at")).to_contain_text("the moves before it are still loading")
+    assert len(held) == 1
+    held[0].continue_()
+    expect(slider).to_have_attribute("min", "0")
+    page.keyboard.press("Home")
+    expect(page.locator("#board")).to_have_attribute("data-replay-move", "0")
+    expect(page.locator("#replay-at")).to_contain_text(f"The first board (move 0 of {n})")
 
 
 def test_the_hint_shows_a_safe_cell_and_marks_the_game_assisted(
