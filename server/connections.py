@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import json
 import resource
 from collections import Counter
 from typing import Any
@@ -27,7 +28,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.config import Settings
-from server.edge import bucket_of
+from server.edge import SECURITY_HEADERS, bucket_of
 
 __all__ = ["connection_cap", "guarded_protocol", "uvicorn_config"]
 
@@ -47,12 +48,14 @@ def connection_cap(settings: Settings) -> int:
 
 
 def _refusal(status: int, reason: str, detail: str) -> bytes:
-    body = f'{{"detail":"{detail}"}}'.encode()
-    head = (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(body)}\r\nconnection: close\r\n")
-    if status != 408:
-        head += "retry-after: 1\r\n"
-    return head.encode() + b"\r\n" + body
+    """A whole answer, written before any request reached the app: the app's JSON error
+    and the headers every answer carries."""
+    body = json.dumps({"detail": detail}).encode()
+    headers = [(b"content-type", b"application/json"),
+               (b"content-length", str(len(body)).encode()), (b"connection", b"close"),
+               *([] if status == 408 else [(b"retry-after", b"1")]), *SECURITY_HEADERS]
+    head = f"HTTP/1.1 {status} {reason}\r\n".encode()
+    return head + b"".join(k + b": " + v + b"\r\n" for k, v in headers) + b"\r\n" + body
 
 
 class _Trusted:

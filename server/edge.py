@@ -26,6 +26,7 @@ from server.errors import RateLimitedError, ServerFullError
 from server.store import GameStore
 
 __all__ = [
+    "SECURITY_HEADERS",
     "BodyGuard",
     "CreateLimiter",
     "SecurityHeaders",
@@ -221,17 +222,21 @@ CSP = "; ".join(
 )
 
 
-class SecurityHeaders:
-    """ASGI middleware: the headers a public page needs on every answer."""
+SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"content-security-policy", CSP.encode()),
+]
+"""The headers a public page needs on every answer (the connection guard's refusals too)."""
 
-    def __init__(self, app: ASGIApp, csp: str = CSP) -> None:
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer, and no ``Server``."""
+
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.headers = [
-            (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"no-referrer"),
-            (b"x-frame-options", b"DENY"),
-        ]
-        self.headers.append((b"content-security-policy", csp.encode()))
+        self.headers = SECURITY_HEADERS
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -4,6 +4,7 @@ are capped, and none of it touches a request once its headers are in."""
 
 from __future__ import annotations
 
+import json
 import resource
 import socket
 import threading
@@ -18,6 +19,7 @@ import pytest
 from kaboom.testing import LiveServer
 from server.config import Settings
 from server.connections import _Trusted, connection_cap
+from server.edge import SECURITY_HEADERS
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(120)
@@ -171,6 +173,11 @@ def test_a_process_holds_at_most_max_connections(tmp_path: Path) -> None:
         refused.close()
         assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), answer
         assert b"retry-after: 1" in answer
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert json.loads(body) == {"detail": "the server has too many connections"}
+        # the headers every answer carries, as the app's own (test_edge checks those)
+        for name, value in SECURITY_HEADERS:
+            assert name + b": " + value in head.split(b"\r\n")
 
 
 def test_the_process_cap_follows_the_open_file_limit() -> None:
