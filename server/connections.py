@@ -20,7 +20,10 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import logging
+import math
 import resource
+import time
 from collections import Counter
 from typing import Any
 
@@ -83,6 +86,35 @@ class _Trusted:
         return any(address in network for network in self.networks)
 
 
+class _RefusalLog:
+    """The guard's refusals, told in the server's log at once and then at most once every
+    ``every_s`` seconds: an operator learns of an attack without the attack filling the
+    log."""
+
+    def __init__(self, every_s: float = 60.0) -> None:
+        self.every_s = every_s
+        self.statuses: Counter[int] = Counter()
+        self.clients: Counter[str] = Counter()
+        self.told = -math.inf
+
+    def add(self, status: int, client: str) -> None:
+        self.statuses[status] += 1
+        self.clients[client] += 1
+        now = time.monotonic()
+        if now - self.told < self.every_s:
+            return
+        kinds = ", ".join(f"{n:,} {_KINDS[s]} ({s})" for s, n in sorted(self.statuses.items()))
+        top = ", ".join(f"{c} ({n:,})" for c, n in self.clients.most_common(3))
+        _log.warning("connections refused: %s; most from %s", kinds, top)
+        self.statuses.clear()
+        self.clients.clear()
+        self.told = now
+
+
+_KINDS = {408: "headers late", 429: "over a client's cap", 503: "over the process's cap"}
+_log = logging.getLogger("uvicorn.error")  # uvicorn's own: its format and --log-level
+
+
 def guarded_protocol(header_timeout_s: float, per_client: int,
                      per_process: int) -> type[HttpToolsProtocol]:
     """uvicorn's HTTP protocol (httptools) with a headers deadline and connection caps
@@ -90,6 +122,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
     one a server."""
     open_by_client: Counter[str] = Counter()
     trusted: _Trusted | None = None
+    refusals = _RefusalLog()
 
     class GuardedProtocol(HttpToolsProtocol):
         _bucket: str | None = None
@@ -162,6 +195,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
                          f"the request's headers did not arrive within {header_timeout_s:g} s")
 
         def _refuse(self, status: int, reason: str, detail: str) -> None:
+            refusals.add(status, bucket_of(self.client[0]) if self.client else "?")
             self._disarm()
             self.transport.write(_refusal(status, reason, detail))
             self.transport.close()

@@ -5,6 +5,7 @@ are capped, and none of it touches a request once its headers are in."""
 from __future__ import annotations
 
 import json
+import logging
 import resource
 import socket
 import threading
@@ -18,7 +19,7 @@ import pytest
 
 from kaboom.testing import LiveServer
 from server.config import Settings
-from server.connections import _Trusted, connection_cap
+from server.connections import _RefusalLog, _Trusted, connection_cap
 from server.edge import SECURITY_HEADERS
 from tests.apikit import new_game
 
@@ -148,6 +149,9 @@ def test_a_client_holds_at_most_its_connections(tmp_path: Path,
         refused.close()
         assert answer.startswith(b"HTTP/1.1 429 Too Many Requests\r\n"), answer
         assert b"at most 4 open connections a client" in answer
+        time.sleep(0.3)  # the log line is written after the answer
+        assert ("connections refused: 1 over a client's cap (429); most from 127.0.0.1 (1)"
+                in server.stderr())
         socks.pop().close()
         time.sleep(0.3)
         assert httpx.get(f"{server.url}/openapi.json", timeout=10).status_code == 200
@@ -199,3 +203,23 @@ def test_the_process_cap_follows_the_open_file_limit() -> None:
 def test_forwarded_allow_ips_as_uvicorn_reads_it(spec: str | list[str], host: str,
                                                  trusted: bool) -> None:
     assert (host in _Trusted(spec)) is trusted
+
+
+def test_refusals_are_logged_at_once_then_at_most_once_a_period(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An operator learns of an attack from the log without the attack filling it."""
+    refusals = _RefusalLog(every_s=0.5)
+    with caplog.at_level(logging.WARNING, logger="uvicorn.error"):
+        refusals.add(429, "203.0.113.7")
+        for _ in range(40):
+            refusals.add(408, "198.51.100.2")
+        refusals.add(429, "203.0.113.7")
+        assert [r.getMessage() for r in caplog.records] == [
+            "connections refused: 1 over a client's cap (429); most from 203.0.113.7 (1)"]
+        time.sleep(0.6)
+        refusals.add(503, "192.0.2.9")
+    assert caplog.records[-1].getMessage() == (
+        "connections refused: 40 headers late (408), 1 over a client's cap (429),"
+        " 1 over the process's cap (503); most from 198.51.100.2 (40), 203.0.113.7 (1),"
+        " 192.0.2.9 (1)")
