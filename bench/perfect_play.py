@@ -100,7 +100,8 @@ def _exact(position: Position, found: list[frozenset[Cell]],
     """The exact search over ``found``, every layout that fits ``position``: the best
     cell and its win chance, and with ``chosen`` that cell's and the wins it misses."""
     t = time.process_time()
-    search = Endgame(position, found, list(position.covered()), node_limit=10**9)
+    search = Endgame(position, found, list(position.covered()), node_limit=10**9,
+                     memo_bytes=None)  # the whole board's search: 19 GB for 5x5/5
     best = search.best()
     assert best is not None
     row: dict[str, Any] = {"layouts": len(found), "win": best[1], "best_cell": best[0],

@@ -8,9 +8,10 @@ import random
 import pytest
 from hypothesis import given, settings
 
-from solver.endgame import Endgame, best_move, layouts
+from solver.endgame import _MEMO_ENTRY, MEMO_BYTES, Endgame, best_move, layouts
 from solver.frontier import FrontierTracker
 from solver.position import Position
+from solver.profiles import PROFILES
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 
@@ -120,3 +121,40 @@ def test_best_move_without_the_known_mines_is_the_search_over_whole_layouts(
     cells = [c for c in position.covered() if c not in known]
     whole = Endgame(position, lays, cells, node_limit=10**6).best(cells)
     assert best_move(position, known, cells, max_layouts=10**6, node_limit=10**6) == whole
+
+
+def _board_of_two_words() -> tuple[Position, list[frozenset[tuple[int, int]]]]:
+    """A 6x6 board with 65 to 200 layouts: two to four words of bitset a node."""
+    rng = random.Random(5)
+    while True:
+        position, _ = oracle.random_position(rng, 6, 6, 9, 0.5)
+        lays = layouts(position, limit=10**6)
+        if lays and 65 <= len(lays) <= 200 and len(position.covered()) >= 14:
+            return position, lays
+
+
+def test_the_memo_is_bounded_in_bytes_as_by_the_node_limit_they_allow() -> None:
+    """The memo holds a bitset over the layouts for each node: a search over many
+    layouts is held to ``memo_bytes`` by lowering its node limit, with the same result
+    as that limit."""
+    position, lays = _board_of_two_words()
+    cells = list(position.covered())
+    free = Endgame(position, lays, cells, node_limit=10**6, memo_bytes=None)
+    best = free.best()
+    needed = free.nodes
+    assert best is not None and needed > 10
+    entry = 8 * ((len(lays) + 63) // 64) + _MEMO_ENTRY
+    for nodes in (needed // 2, needed):
+        capped = Endgame(position, lays, cells, node_limit=10**6, memo_bytes=nodes * entry)
+        assert capped.nodes_allowed == nodes
+        limited = Endgame(position, lays, cells, node_limit=nodes, memo_bytes=None)
+        assert capped.best() == limited.best() == (None if nodes < needed else best)
+
+
+def test_every_profiles_largest_search_fits_the_default_memo() -> None:
+    """The bound changes no profile's moves: its largest endgame (and closed region)
+    search keeps its node limit."""
+    for name, profile in PROFILES.items():
+        for most in (profile.endgame_layouts, profile.regions):
+            entry = 8 * ((most + 63) // 64) + _MEMO_ENTRY
+            assert MEMO_BYTES // entry >= profile.endgame_nodes, (name, most)
