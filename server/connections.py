@@ -125,24 +125,26 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
     refusals = _RefusalLog()
 
     class GuardedProtocol(HttpToolsProtocol):
-        _bucket: str | None = None
+        _who = "?"  # the client's bucket (its address, an IPv6 /64), "?" when unknown
+        _bucket: str | None = None  # _who, once counted against the per-client cap
         _deadline: asyncio.TimerHandle | None = None
         _begun = False  # part of a request's headers has arrived
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            host = self.client[0] if self.client else None
+            if host is not None:
+                self._who = bucket_of(host)
             if len(self.connections) > per_process:
                 self._refuse(503, "Service Unavailable", "the server has too many connections")
                 return
-            host = self.client[0] if self.client else None
             if per_client and host is not None and host not in self._trusted_hosts():
-                bucket = bucket_of(host)
-                if open_by_client[bucket] >= per_client:
+                if open_by_client[self._who] >= per_client:
                     self._refuse(429, "Too Many Requests",
                                  f"at most {per_client} open connections a client")
                     return
-                open_by_client[bucket] += 1
-                self._bucket = bucket
+                open_by_client[self._who] += 1
+                self._bucket = self._who
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
@@ -195,7 +197,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
                          f"the request's headers did not arrive within {header_timeout_s:g} s")
 
         def _refuse(self, status: int, reason: str, detail: str) -> None:
-            refusals.add(status, bucket_of(self.client[0]) if self.client else "?")
+            refusals.add(status, self._who)
             self._disarm()
             self.transport.write(_refusal(status, reason, detail))
             self.transport.close()
