@@ -119,18 +119,16 @@ export async function hint(id) {
 /** The most moves a replay page holds (the server's `PAGE_MAX`). */
 const REPLAY_PAGE = 1000;
 
-/** A finished game's replay, its last page first, for a viewer that starts at the end and
- * steps back: yields `{ offset, moves }` (moves `offset` on, each with its cells
- * [x, y, before, after]) down to offset 0. `total` is the game's move count. The pages
- * must be of one version of the game: an undo and more play between two would join two
- * histories, so a page of another version (or total) ends it with an error. */
-export async function* replayBackwards(id, total) {
-  let version = null;
+/** The replay of a finished game as the viewer has it (`{ id, version, moves }`), its
+ * last page first, for a viewer that starts at the end and steps back: yields
+ * `{ offset, moves }` (moves `offset` on, each with its cells [x, y, before, after]) down
+ * to offset 0. Every page must be of that version: an undo and more play since would join
+ * two histories, so a page of another version ends it with an error. */
+export async function* replayBackwards({ id, version, moves: total }) {
   for (let end = total; end > 0; ) {
     const offset = Math.max(0, end - REPLAY_PAGE);
     const page = JSON.parse(await call("GET", `${gamePath(id)}/replay?offset=${offset}&limit=${end - offset}`));
-    version ??= page.version;
-    if (page.version !== version || page.total !== total) {
+    if (page.version !== version) {
       throw new Error("the game changed while its replay was read; reload to see the new one");
     }
     yield { offset, moves: page.moves };

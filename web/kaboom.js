@@ -345,7 +345,7 @@ async function loadReplay(game) {
   state.replayLoad = replay;
   const current = () => state.replayLoad === replay && isReplayOf(replay, state.game);
   try {
-    for await (const page of api.replayBackwards(game.id, n)) {
+    for await (const page of api.replayBackwards(game)) {
       if (!current()) return;
       page.moves.forEach((step, i) => { replay.list[page.offset + i] = step; });
       replay.from = page.offset;
