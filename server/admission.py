@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -26,6 +27,7 @@ import anyio
 import anyio.to_thread
 from anyio import CapacityLimiter
 
+from server.metrics import SOLVER_REFUSALS, SOLVER_SECONDS, SOLVER_WAIT_SECONDS
 from solver.budget import Budget
 from solver.errors import BudgetExceededError
 
@@ -80,23 +82,26 @@ class Gate:
         """Client -> when it last got a thread (kept while it holds or waits for one)."""
 
     async def run(self, game_id: str, seconds: float | None, fn: Callable[[Budget], T],
-                  client: str = "") -> T:
+                  client: str = "", work: str = "move") -> T:
         """Runs ``fn(budget)`` for ``game_id`` once its turn comes, off the event loop;
-        ``client`` (its address) is whom the solver threads are shared fairly between."""
+        ``client`` (its address) is whom the solver threads are shared fairly between,
+        ``work`` what the metrics call it (move, undo, analysis, proof, hint)."""
         budget = Budget(seconds)
         if self._admitted >= self.total + self.threads:
+            SOLVER_REFUSALS.labels(work, "busy").inc()
             raise BudgetExceededError("the server is busy; try again in a moment")
         turn = self._turns.get(game_id)
         if turn is None:
             turn = self._turns[game_id] = _Turn()
         if turn.count > self.per_game:
+            SOLVER_REFUSALS.labels(work, "game_queue").inc()
             raise BudgetExceededError("too many moves are waiting on this game; try again")
         if self._limiter is None:  # made on the event loop, where anyio wants it
             self._limiter = CapacityLimiter(self.threads)
         turn.count += 1
         self._admitted += 1
         try:
-            return await self._run_in_turn(turn, budget, fn, client)
+            return await self._run_in_turn(turn, budget, fn, client, work)
         finally:
             turn.count -= 1
             self._admitted -= 1
@@ -104,21 +109,31 @@ class Gate:
                 del self._turns[game_id]
 
     async def _run_in_turn(
-        self, turn: _Turn, budget: Budget, fn: Callable[[Budget], T], client: str
+        self, turn: _Turn, budget: Budget, fn: Callable[[Budget], T], client: str, work: str
     ) -> T:
         """Waits (at most until the deadline) for the game's turn and a solver thread."""
         assert self._limiter is not None
         left = budget.remaining()
         got_turn = got_thread = False
+        arrived = time.perf_counter()
         with anyio.move_on_after(math.inf if left is None else left):
             await turn.lock.acquire()
             got_turn = True
             await self._take_thread(client)
             got_thread = True
+        started = time.perf_counter()
+        SOLVER_WAIT_SECONDS.labels(work).observe(started - arrived)
         try:
             if not got_thread or budget.expired():
+                SOLVER_REFUSALS.labels(work, "waited").inc()
                 raise BudgetExceededError("the move waited its whole time budget; try again")
-            return await anyio.to_thread.run_sync(fn, budget, limiter=self._limiter)
+            try:
+                return await anyio.to_thread.run_sync(fn, budget, limiter=self._limiter)
+            except BudgetExceededError:
+                SOLVER_REFUSALS.labels(work, "out_of_time").inc()
+                raise
+            finally:
+                SOLVER_SECONDS.labels(work).observe(time.perf_counter() - started)
         finally:
             if got_thread:
                 self._give_back(client)

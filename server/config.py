@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from solver.knowledge import CountEncoding
@@ -98,3 +98,6 @@ class Settings(BaseSettings):
     moves on Beginner, 1,920 on Expert, 262,144 on 256x256."""
     move_limit_min: int = Field(default=256, ge=1)
     """The fewest moves any game may keep, for tiny boards (2x2 at four a cell would be 16)."""
+    metrics_token: SecretStr | None = Field(default=None, min_length=16)
+    """When set, ``GET /api/metrics`` answers only ``Authorization: Bearer <token>`` (401
+    otherwise); unset, anyone may read the counts, as they may ``/api/health``."""

@@ -32,6 +32,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.config import Settings
 from server.edge import SECURITY_HEADERS, bucket_of
+from server.metrics import CONNECTION_REFUSALS, CONNECTIONS_OPEN
 
 __all__ = ["connection_cap", "guarded_protocol", "uvicorn_config"]
 
@@ -112,6 +113,7 @@ class _RefusalLog:
 
 
 _KINDS = {408: "headers late", 429: "over a client's cap", 503: "over the process's cap"}
+_METRIC_REASONS = {408: "headers_late", 429: "client_cap", 503: "process_cap"}
 _log = logging.getLogger("uvicorn.error")  # uvicorn's own: its format and --log-level
 
 
@@ -132,6 +134,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            CONNECTIONS_OPEN.inc()
             host = self.client[0] if self.client else None
             if host is not None:
                 self._who = bucket_of(host)
@@ -148,6 +151,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
+            CONNECTIONS_OPEN.dec()
             self._disarm()
             if self._bucket is not None:
                 open_by_client[self._bucket] -= 1
@@ -191,6 +195,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
             if self.transport.is_closing():
                 return
             if not self._begun:  # never asked anything (a browser's spare connection)
+                CONNECTION_REFUSALS.labels("idle").inc()
                 self.transport.close()
                 return
             self._refuse(408, "Request Timeout",
@@ -198,6 +203,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
 
         def _refuse(self, status: int, reason: str, detail: str) -> None:
             refusals.add(status, self._who)
+            CONNECTION_REFUSALS.labels(_METRIC_REASONS[status]).inc()
             self._disarm()
             self.transport.write(_refusal(status, reason, detail))
             self.transport.close()

@@ -9,7 +9,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from server.service import GameService
 
-__all__ = ["GameId", "PlayerToken", "ServiceDep"]
+__all__ = ["GameId", "MetricsToken", "PlayerToken", "ServiceDep"]
 
 
 async def _service(request: Request) -> GameService:
@@ -46,3 +46,19 @@ async def _token(
 
 PlayerToken = Annotated[str | None, Depends(_token)]
 """The bearer token sent with the request, if any; the service checks it is the player's."""
+
+_metrics_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="metrics token",
+    description="`KABOOM_METRICS_TOKEN`, when the server sets one",
+)
+
+
+async def _metrics_token(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_metrics_bearer)],
+) -> str | None:
+    return credentials.credentials if credentials else None
+
+
+MetricsToken = Annotated[str | None, Depends(_metrics_token)]
+"""The bearer token a scrape of the metrics sent, if any."""

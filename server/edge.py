@@ -23,6 +23,7 @@ from fastapi.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.errors import RateLimitedError, ServerFullError
+from server.metrics import CREATE_REFUSALS
 from server.store import GameStore
 
 __all__ = [
@@ -309,6 +310,7 @@ class CreateLimiter:
         if self.rate > 0:
             wait = self.store.take_token(key, now, self.rate, self.burst)
             if wait > 0:
+                CREATE_REFUSALS.labels("games").inc()
                 raise RateLimitedError(
                     f"too many new games from {key}: try again in {math.ceil(wait)} s", wait
                 )
@@ -317,6 +319,7 @@ class CreateLimiter:
             cost = min(float(cells), self.cells)
             wait = self.store.take_token(f"cells {key}", now, self.cells_rate, self.cells, cost)
             if wait > 0:
+                CREATE_REFUSALS.labels("client_cells").inc()
                 raise RateLimitedError(
                     f"too many cells of new games from {key} ({self.cells:,.0f} a day):"
                     f" try again in {math.ceil(wait)} s", wait
@@ -328,6 +331,7 @@ class CreateLimiter:
                 if self.cells_rate > 0:  # the client's cells back: not its doing
                     self.store.take_token(f"cells {key}", now, self.cells_rate, self.cells,
                                           -cost)
+                CREATE_REFUSALS.labels("all_cells").inc()
                 raise ServerFullError(
                     f"the server has taken the day's cells of new games"
                     f" ({self.total:,.0f} from all clients): try again in {math.ceil(wait)} s",

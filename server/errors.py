@@ -22,11 +22,12 @@ class GameNotFoundError(KaboomError, LookupError):
 
 class NotPlayerError(KaboomError, PermissionError):
     """Raised when a request that only the player may make comes without the player's
-    token: spectators watch, only the player moves."""
+    token (spectators watch, only the player moves), or a scrape of the metrics without
+    the server's metrics token."""
 
 
 class MissingTokenError(NotPlayerError):
-    """Raised when a request that only the player may make carries no token at all."""
+    """Raised when a request that needs a token carries none at all."""
 
 
 class MoveLimitError(IllegalMoveError):

@@ -25,6 +25,7 @@ from server.errors import (
     ServerFullError,
     StoreUnavailableError,
 )
+from server.metrics import RequestMetrics
 from server.openapi import KaboomApp
 from server.routes import api
 from server.service import GameService
@@ -100,9 +101,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(api.operations)
 
-    # Outermost first: headers on every answer, including the guard's refusals.
+    # The last added is the outermost: headers on every answer, including the guard's
+    # refusals, and every answer counted.
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(RequestMetrics)
     app.add_exception_handler(RequestValidationError, validation_error)
 
     @app.exception_handler(KaboomError)

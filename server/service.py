@@ -27,6 +27,7 @@ from server.admission import Gate
 from server.config import Settings
 from server.errors import ConflictError, MissingTokenError, MoveLimitError, NotPlayerError
 from server.game import Game, Referee, Rules, Step
+from server.metrics import GAMES_CREATED, GAMES_ENDED
 from server.store import GameStore
 from solver.budget import Budget
 from solver.cache import CachePool
@@ -168,6 +169,7 @@ class GameService:
         game = Game.new(secrets.token_urlsafe(24), rules)  # 192 random bits each
         game = replace(game, player_hash=token_hash(token))
         self.store.create(game)
+        GAMES_CREATED.inc()
         self.watcher.changed(game.id)
         return game, token
 
@@ -282,7 +284,10 @@ class GameService:
                 )
             return referee.apply(game, move, budget)
 
-        return self._change(game_id, token, compute, self.store.commit_move)
+        game = self._change(game_id, token, compute, self.store.commit_move)
+        if game.status is not GameStatus.PLAYING:  # a finished game refuses moves: this ended it
+            GAMES_ENDED.labels(game.status.value).inc()
+        return game
 
     def undo(self, game_id: str, token: str | None) -> Game:
         def compute(referee: Referee, game: Game) -> tuple[Game, None]:

@@ -11,7 +11,8 @@ each connection's addresses, whatever the workers are doing.
 The parent only supervises: it restarts a worker that dies, stops them all on SIGTERM or
 SIGINT, and exits if one of the first workers fails before it listens (a wrong database
 URL, a port in use), so that a broken configuration fails at once instead of restarting
-forever.  Workers die with the parent (``PR_SET_PDEATHSIG``), even if it is killed.
+forever.  Workers die with the parent (``PR_SET_PDEATHSIG``), even if it is killed.  It
+also keeps the folder where the workers' metrics meet (:mod:`server.metrics`).
 """
 
 from __future__ import annotations
@@ -20,13 +21,17 @@ import contextlib
 import ctypes
 import logging
 import multiprocessing
+import os
 import signal
 import socket
 import sys
+import tempfile
 import time
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
+
+from server.metrics import MULTIPROCESS_DIR, worker_gone
 
 __all__ = ["serve"]
 
@@ -93,6 +98,12 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
         return 1
     context = multiprocessing.get_context("spawn")
     stopping = False
+    # The workers' metrics go to files in one folder, for any worker to answer a scrape
+    # with all of them; a spawned worker reads the variable when it imports the client.
+    metrics_dir = None
+    if not os.environ.get(MULTIPROCESS_DIR):
+        metrics_dir = tempfile.TemporaryDirectory(prefix="kaboom-metrics-")
+        os.environ[MULTIPROCESS_DIR] = metrics_dir.name
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping
@@ -122,6 +133,8 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
                     break
                 log.warning("worker %s died (exit %s); starting another", proc.pid,
                             proc.exitcode)
+                if proc.pid is not None:
+                    worker_gone(proc.pid)
                 if not ready.is_set():
                     time.sleep(1.0)  # a worker that cannot start is not restarted in a spin
                 procs[i] = start(False)
@@ -135,4 +148,7 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
             if proc.is_alive():
                 proc.kill()
                 proc.join()
+        if metrics_dir is not None:
+            del os.environ[MULTIPROCESS_DIR]
+            metrics_dir.cleanup()
     return status

@@ -40,6 +40,14 @@ def _answer(sock: socket.socket) -> bytes:
     return data
 
 
+def _refused(server: LiveServer, reason: str) -> float:
+    """The server's count of connections it closed for ``reason`` (its metrics)."""
+    for line in httpx.get(f"{server.url}/api/metrics", timeout=10).text.splitlines():
+        if line.startswith(f'kaboom_connection_refusals_total{{reason="{reason}"}} '):
+            return float(line.split()[-1])
+    return 0.0
+
+
 @pytest.fixture
 def untrusted_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tests' connections come from 127.0.0.1, which uvicorn trusts as a proxy by
@@ -89,6 +97,8 @@ def test_headers_that_trickle_in_get_a_408_at_their_deadline(quick: LiveServer) 
     assert answer.startswith(b"HTTP/1.1 408 Request Timeout\r\n"), answer
     assert b"did not arrive within 1 s" in answer
     assert 0.9 <= took < 5, took
+    assert _refused(quick, "headers_late") == 1  # whichever worker answers the scrape
+
 
 
 def test_a_connection_that_sends_nothing_is_closed_silently(quick: LiveServer) -> None:
@@ -96,6 +106,7 @@ def test_a_connection_that_sends_nothing_is_closed_silently(quick: LiveServer) -
     start = time.monotonic()
     assert _answer(idle) == b""
     assert 0.9 <= time.monotonic() - start < 5
+    assert _refused(quick, "idle") == 1
 
 
 def test_the_deadline_covers_headers_only(quick: LiveServer) -> None:
@@ -155,6 +166,9 @@ def test_a_client_holds_at_most_its_connections(tmp_path: Path,
         socks.pop().close()
         time.sleep(0.3)
         assert httpx.get(f"{server.url}/openapi.json", timeout=10).status_code == 200
+        assert _refused(server, "client_cap") == 1
+        metrics = httpx.get(f"{server.url}/api/metrics", timeout=10).text.splitlines()
+        assert "kaboom_connections_open 4.0" in metrics  # three held and the scrape
 
 
 def test_a_trusted_proxys_connections_are_not_capped_per_client(tmp_path: Path) -> None:

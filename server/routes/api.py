@@ -11,6 +11,7 @@ encoding it on the event loop delayed every other request).
 
 from __future__ import annotations
 
+import hmac
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -20,10 +21,11 @@ from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from server.deps import GameId, PlayerToken, ServiceDep
+from server.deps import GameId, MetricsToken, PlayerToken, ServiceDep
 from server.edge import client_of
-from server.errors import StoreUnavailableError
+from server.errors import MissingTokenError, NotPlayerError, StoreUnavailableError
 from server.game import Game
+from server.metrics import CONTENT_TYPE, exposition
 from server.schemas import (
     MAX_SIDE,
     PAGE_MAX,
@@ -140,7 +142,7 @@ def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
             return _json(_game(service, service.play(game_id, move, token, budget)))
 
         return await service.gate.run(game_id, service.settings.move_budget_s, run,
-                                      client_of(request))
+                                      client_of(request), kind.value)
 
     return play
 
@@ -168,7 +170,7 @@ async def undo(
     await _authorize(service, game_id, token)
     return await service.gate.run(
         game_id, None, lambda _: _json(_game(service, service.undo(game_id, token))),
-        client_of(request),
+        client_of(request), "undo",
     )
 
 
@@ -183,7 +185,7 @@ async def analysis(
         return _json(AnalysisOut.of(service.analyse(game_id, token, budget)[1]))
 
     return await service.gate.run(game_id, service.settings.analysis_budget_s, run,
-                                  client_of(request))
+                                  client_of(request), "analysis")
 
 
 @router.get("/games/{game_id}/proof", responses=_ERRORS, response_model=ProofOut)
@@ -207,7 +209,7 @@ async def proof(
         return _json(ProofOut.of(service.proof(game_id, (x, y), token, budget)[1]))
 
     return await service.gate.run(game_id, service.settings.analysis_budget_s, run,
-                                  client_of(request))
+                                  client_of(request), "proof")
 
 
 @router.get("/games/{game_id}/hint", responses=_ERRORS, response_model=HintOut)
@@ -221,7 +223,7 @@ async def hint(
         game_id,
         service.settings.analysis_budget_s,
         lambda _: _json(HintOut.of(service.hint(game_id, token)[1])),
-        client_of(request),
+        client_of(request), "hint",
     )
 
 
@@ -252,6 +254,26 @@ def health(service: ServiceDep) -> HealthOut:
     return HealthOut(
         status="ok", store=service.store.dialect, schema_version=version, worker=os.getpid()
     )
+
+
+@operations.get("/metrics", response_class=Response, responses={
+    200: {"content": {"text/plain": {}},
+          "description": "every worker's counts and timings, in Prometheus's text format"},
+    401: {"description": "the server has a metrics token and the request did not send it"},
+    403: {"description": "the token sent is not the metrics token"},
+})
+async def metrics(service: ServiceDep, token: MetricsToken) -> Response:
+    """Counts and timings for Prometheus: requests by route and status, solver waits and
+    refusals, games, open and refused connections (docs/deploy.md, "Metrics").  When
+    ``KABOOM_METRICS_TOKEN`` is set, only a request bearing it is answered."""
+    secret = service.settings.metrics_token
+    if secret is not None:
+        if token is None:
+            raise MissingTokenError("send the metrics token as 'Authorization: Bearer <token>'")
+        if not hmac.compare_digest(token.encode(), secret.get_secret_value().encode()):
+            raise NotPlayerError("the token is not this server's metrics token")
+    body = await run_in_threadpool(exposition)  # reads every worker's files
+    return Response(body, media_type=CONTENT_TYPE)
 
 
 def _game(service: GameService, game: Game) -> GameOut:

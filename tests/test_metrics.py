@@ -1,0 +1,198 @@
+"""What ``GET /api/metrics`` tells an operator (``server/metrics.py``): requests by route,
+games, solver work and refusals, in one process and summed over worker processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
+from pydantic import SecretStr, ValidationError
+
+from kaboom.testing import LiveServer
+from server.admission import Gate
+from server.config import Settings
+from server.main import create_app
+from solver.budget import Budget
+from solver.errors import BudgetExceededError
+from tests.apikit import new_game
+from tests.conftest import PlayerClient, settings_for
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def _samples(text: str) -> Samples:
+    return {(s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def _read(client: TestClient | str) -> Samples:
+    """The metrics an in-process app or a live server's URL answers."""
+    reply = (httpx.get(f"{client}/api/metrics", timeout=30) if isinstance(client, str)
+             else client.get("/api/metrics"))
+    assert reply.status_code == 200, reply.text
+    assert reply.headers["content-type"].startswith("text/plain; version=")
+    return _samples(reply.text)
+
+
+def _value(samples: Samples, name: str, **labels: str) -> float:
+    return samples.get((name, frozenset(labels.items())), 0.0)
+
+
+def test_requests_are_counted_by_route_template_and_status(client: PlayerClient) -> None:
+    before = _read(client)
+    game = new_game(client)
+    client.post(f"/api/games/{game['id']}/reveal", json={"x": 0, "y": 0})
+    client.post(f"/api/games/{game['id']}/reveal", json={"x": 99, "y": 0})  # off the board
+    client.post(f"/api/games/{game['id']}/reveal", json={"x": 0})  # malformed: never queued
+    client.get("/no/such/page")
+    client.get(f"/api/games/{'x' * 10}")  # no such game: the route's template, a 404
+    after = _read(client)
+
+    def grew(name: str, **labels: str) -> float:
+        return _value(after, name, **labels) - _value(before, name, **labels)
+
+    requests = "kaboom_http_requests_total"
+    assert grew(requests, method="POST", route="/api/games", status="201") == 1
+    assert grew(requests, method="POST", route="/api/games/{game_id}/reveal", status="200") == 1
+    assert grew(requests, method="POST", route="/api/games/{game_id}/reveal", status="422") == 2
+    assert grew(requests, method="GET", route="none", status="404") == 1  # not the path
+    assert grew(requests, method="GET", route="/api/games/{game_id}", status="404") == 1
+    assert not any("/no/such" in dict(labels).get("route", "") for _, labels in after)
+    assert grew("kaboom_http_request_duration_seconds_count", method="POST",
+                route="/api/games/{game_id}/reveal") == 3
+    # the referee refuses a cell off the board on a solver thread; the malformed body
+    # never reaches the queue
+    assert grew("kaboom_solver_seconds_count", work="reveal") == 2
+    assert grew("kaboom_solver_wait_seconds_count", work="reveal") == 2
+    assert grew("kaboom_games_created_total") == 1
+
+
+def test_games_ended_are_counted_by_how(client: PlayerClient) -> None:
+    before = _read(client)
+    won = new_game(client, width=2, height=2, mines=3)  # the first click leaves only mines
+    reply = client.post(f"/api/games/{won['id']}/reveal", json={"x": 0, "y": 0}).json()
+    assert reply["status"] == "won"
+    game = new_game(client)
+    gid = game["id"]
+    game = client.post(f"/api/games/{gid}/reveal", json={"x": 0, "y": 0}).json()
+    while game["status"] == "playing":  # a cell the analysis proves a mine, or undecided
+        status = client.get(f"/api/games/{gid}/analysis").json()["status"]
+        x, y = next((x, y) for y, row in enumerate(status) for x, ch in enumerate(row)
+                    if ch in "mu")
+        game = client.post(f"/api/games/{gid}/reveal", json={"x": x, "y": y}).json()
+    assert game["status"] == "lost"
+    client.post(f"/api/games/{gid}/reveal", json={"x": 1, "y": 1})  # over: refused, 409
+    after = _read(client)
+    for status in ("won", "lost"):
+        assert (_value(after, "kaboom_games_ended_total", status=status)
+                - _value(before, "kaboom_games_ended_total", status=status)) == 1
+
+
+def test_solver_refusals_are_counted_by_reason() -> None:
+    def slow(budget: Budget) -> None:
+        time.sleep(0.3)
+
+    def out_of_time(budget: Budget) -> None:
+        raise BudgetExceededError("no fair answer in time")
+
+    refused: list[str] = []
+
+    async def main() -> None:
+        gate = Gate(threads=1, per_game=0, total=100)
+
+        async def second() -> None:
+            try:
+                await gate.run("g", None, slow, "c", "analysis")
+            except BudgetExceededError:
+                refused.append("second")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(gate.run, "g", None, slow, "c", "analysis")
+            await anyio.sleep(0.05)
+            tg.start_soon(second)
+        with pytest.raises(BudgetExceededError):
+            await gate.run("h", 1.0, out_of_time, "c", "hint")
+
+    app = create_app(Settings(db=":memory:", expiry_interval_s=0))
+    with TestClient(app) as client:
+        before = _read(client)
+        anyio.run(main)
+        after = _read(client)
+    assert refused == ["second"]
+    for work, reason in (("analysis", "game_queue"), ("hint", "out_of_time")):
+        name = "kaboom_solver_refusals_total"
+        grew = (_value(after, name, work=work, reason=reason)
+                - _value(before, name, work=work, reason=reason))
+        assert grew == 1, (work, reason)
+
+
+def test_refused_new_games_are_counted_by_bucket(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path / "games.db", create_per_minute=1, create_burst=1)
+    with PlayerClient(create_app(settings)) as client:
+        before = _read(client)
+        new_game(client)
+        assert client.post("/api/games", json={"width": 9, "height": 9, "mines": 10}
+                           ).status_code == 429
+        after = _read(client)
+    name = "kaboom_create_refusals_total"
+    assert _value(after, name, bucket="games") - _value(before, name, bucket="games") == 1
+
+
+def test_a_metrics_token_keeps_the_counts_to_whoever_has_it(tmp_path: Path) -> None:
+    secret = "s3cret-metrics-token"
+    settings = settings_for(tmp_path / "games.db", metrics_token=SecretStr(secret))
+    with TestClient(create_app(settings)) as client:
+        none = client.get("/api/metrics")
+        assert none.status_code == 401 and none.headers["www-authenticate"] == "Bearer"
+        wrong = client.get("/api/metrics", headers={"Authorization": "Bearer " + "x" * 20})
+        assert wrong.status_code == 403
+        right = client.get("/api/metrics", headers={"Authorization": f"Bearer {secret}"})
+        assert right.status_code == 200 and "kaboom_games_created_total" in right.text
+    with pytest.raises(ValidationError):  # a token short enough to guess is refused
+        Settings(db=":memory:", metrics_token=SecretStr("short"))
+
+
+def _health(server: LiveServer) -> dict[str, Any]:
+    reply = httpx.get(f"{server.url}/api/health", timeout=30)  # a new connection each
+    assert reply.status_code == 200
+    health: dict[str, Any] = reply.json()
+    return health
+
+
+def test_any_worker_answers_for_all_of_them(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``--workers 2`` a scrape reaches one worker, and must count the games every
+    worker made, a killed worker's too; the folder they count in goes with the server."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))  # where the server makes its folder
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    with LiveServer(tmp_path / "live.db", workers=2) as server:
+        for _ in range(10):
+            new_game(server.url)  # each on a connection of its own
+        workers = {_health(server)["worker"] for _ in range(40)}
+        assert len(workers) == 2, workers  # the kernel spread the connections
+        for _ in range(8):
+            samples = _read(server.url)
+            assert _value(samples, "kaboom_games_created_total") == 10
+            assert _value(samples, "kaboom_http_requests_total", method="POST",
+                          route="/api/games", status="201") == 10
+            assert _value(samples, "kaboom_connections_open") >= 1  # the scrape's own
+        killed = workers.pop()
+        os.kill(killed, signal.SIGKILL)  # the parent starts another
+        deadline = time.monotonic() + 30
+        while _health(server)["worker"] in workers and time.monotonic() < deadline:
+            time.sleep(0.1)  # until the new worker answers
+        new_game(server.url)
+        for _ in range(8):
+            assert _value(_read(server.url), "kaboom_games_created_total") == 11
+        assert [p.name[:15] for p in scratch.iterdir()] == ["kaboom-metrics-"]
+    assert list(scratch.iterdir()) == []
