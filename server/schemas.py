@@ -332,15 +332,18 @@ class ReplayMoveOut(BaseModel):
 class ReplayOut(PageOut):
     """A page of a finished game's moves, to step through forwards and back from its
     first board: the first page's moves apply to ``start``, each next page's to the
-    board the page before it ends on."""
+    board the page before it ends on (and each move's cells say what they showed before
+    it, so a page also steps back from the game's last board)."""
 
-    start: list[str] = Field(description="the game's first board (on every page)")
+    start: list[str] | None = Field(
+        description="the game's first board, every cell covered: on the first page"
+                    " (offset 0); null on the others")
     moves: list[ReplayMoveOut]
 
     @classmethod
     def of(cls, game: Game, replay: Replay) -> ReplayOut:
         return cls(
-            start=list(replay.start),
+            start=None if replay.start is None else list(replay.start),
             moves=[ReplayMoveOut(move=m, cells=list(cells)) for m, cells in replay.moves],
             **cls.place(game, replay.offset, len(replay.moves)),
         )

@@ -90,11 +90,11 @@ class Hint:
 
 @dataclass(frozen=True, slots=True)
 class Replay:
-    """A page of a finished game's moves: the game's first board, and each move of the
-    page with the cells it changed, as ``(x, y, before, after)``, so a page can step
-    forwards and back.  ``offset`` moves come before the page."""
+    """A page of a finished game's moves: each move of the page with the cells it
+    changed, as ``(x, y, before, after)``, so a page can step forwards and back, and on
+    the first page the game's first board.  ``offset`` moves come before the page."""
 
-    start: tuple[str, ...]
+    start: tuple[str, ...] | None
     moves: tuple[tuple[str, tuple[tuple[int, int, str, str], ...]], ...]
     offset: int = 0
 
@@ -446,7 +446,10 @@ class GameService:
             ))
             for step in steps
         )
-        return game, Replay(Game.new(game.id, game.rules).rows, moves, offset)
+        # every cell covered: the first page says so, the others would repeat it (66 KB a
+        # page of a 256x256 game, whose thousand moves of flags take 52 KB)
+        start = Game.new(game.id, game.rules).rows if offset == 0 else None
+        return game, Replay(start, moves, offset)
 
     def _rebuild_after(self, game: Game, offset: int, count: int) -> list[Step]:
         """The page's records with what their cells showed after each move, for records
