@@ -185,7 +185,8 @@ def main() -> None:
     args = ap.parse_args()
     load = os.getloadavg()[0]
     results = run(args.attackers, args.per_attacker, args.seconds, args.fds)
-    out = {"settings": vars(args), "load_at_start": load, "results": results}
+    settings = {k: v for k, v in vars(args).items() if k != "json"}  # not where it was written
+    out = {"settings": settings, "load_at_start": load, "results": results}
     Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.json}")
 
