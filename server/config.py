@@ -43,10 +43,11 @@ class Settings(BaseSettings):
     alive, from its next request's first byte); then it is closed with a 408.  uvicorn
     alone waits for ever, and each waiting connection holds a file descriptor."""
     connections_per_client: int = Field(default=64, ge=0)
-    """Connections one client (IP address; an IPv6 /64) may hold open on one process;
-    more are refused with a 429 (0 turns the cap off).  A trusted proxy's connections
-    (``FORWARDED_ALLOW_IPS``) are not counted: it limits its own clients.  Browsers open
-    at most six to a server, so 64 leaves room for a network behind one address."""
+    """Connections one client (IP address; an IPv6 /64) may hold open, over all the
+    server's worker processes; more are refused with a 429 (0 turns the cap off).  A
+    trusted proxy's connections (``FORWARDED_ALLOW_IPS``) are not counted: it limits its
+    own clients.  Browsers open at most six to a server, so 64 leaves room for a network
+    behind one address."""
     max_connections: int | None = Field(default=None, ge=1)
     """Connections one process holds open at most; more are refused with a 503.  Unset:
     the process's open-file limit less 100 (kept for the store and the logs)."""

@@ -6,7 +6,8 @@ all is never closed: each holds a file descriptor, so a few thousand connections
 send their headers a byte at a time (slowloris) would shut every other player out of
 the process.  :func:`uvicorn_config` gives ``kaboom serve`` an HTTP protocol that closes
 a connection whose headers are late (with a 408), refuses a client's connections past
-``connections_per_client`` (429) and any connection past the process's cap (503).  What
+``connections_per_client`` (429; over every worker of ``--workers N``: :class:`ClientCounts`)
+and any connection past the process's cap (503).  What
 comes after the headers has its own bounds: the body's deadline (:class:`server.edge.BodyGuard`)
 and each move's budget.
 
@@ -18,15 +19,18 @@ proxy applies its own limits to them.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ipaddress
 import json
 import logging
 import math
 import resource
+import secrets
 import time
 from collections import Counter
 from typing import Any
 
+import numpy as np
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
@@ -34,7 +38,7 @@ from server.config import Settings
 from server.edge import SECURITY_HEADERS, bucket_of
 from server.metrics import CONNECTION_REFUSALS, CONNECTIONS_OPEN
 
-__all__ = ["connection_cap", "guarded_protocol", "uvicorn_config"]
+__all__ = ["ClientCounts", "connection_cap", "guarded_protocol", "uvicorn_config"]
 
 _RESERVED_FDS = 100
 """Descriptors kept back from connections for the store, logs and worker threads."""
@@ -87,6 +91,59 @@ class _Trusted:
         return any(address in network for network in self.networks)
 
 
+class ClientCounts:
+    """Open connections per client, over every worker process of a server: with
+    ``SO_REUSEPORT`` the kernel spreads one client's connections over the workers, and a
+    count in each process let one address hold the cap once a worker.
+
+    ``table`` (shared memory the parent made, one row a worker) is written by each worker
+    in its own row only, so no lock is needed; a client's count is the sum of its cells
+    over the rows.  A client has two cells, chosen by a keyed hash, and its count is the
+    smaller of their sums: two clients that share a cell do not add up unless they share
+    both, and the secret ``key`` keeps anyone from choosing addresses that do.  The
+    parent zeroes a dead worker's row before its successor takes it.  Two workers that
+    take a client's connections at the same instant may each let in the cap's last one:
+    the bound is the cap plus the workers less one, without a lock between processes."""
+
+    CELLS = 1 << 16
+    """Cells a row (256 KB of ``int32``)."""
+
+    def __init__(self, table: np.ndarray[Any, np.dtype[np.int32]], row: int,
+                 key: bytes) -> None:
+        self.table = table
+        self.row = row
+        self.key = key
+
+    @classmethod
+    def alone(cls) -> ClientCounts:
+        """The counts of a server of one process."""
+        return cls(np.zeros((1, cls.CELLS), np.int32), 0, secrets.token_bytes(16))
+
+    @classmethod
+    def shared(cls, buffer: Any, rows: int, row: int, key: bytes) -> ClientCounts:
+        """Worker ``row``'s view of counts in shared memory of ``rows`` rows
+        (:meth:`table_of`)."""
+        return cls(cls.table_of(buffer, rows), row, key)
+
+    @classmethod
+    def table_of(cls, buffer: Any, rows: int) -> np.ndarray[Any, np.dtype[np.int32]]:
+        """The table in ``buffer`` (``rows * CELLS`` C ints, a ``multiprocessing``
+        ``RawArray('i', ...)``, say)."""
+        return np.frombuffer(buffer, dtype=np.int32).reshape(rows, cls.CELLS)
+
+    def cells(self, client: str) -> tuple[int, int]:
+        digest = hashlib.blake2b(client.encode(), digest_size=8, key=self.key).digest()
+        return (int.from_bytes(digest[:4]) % self.CELLS,
+                int.from_bytes(digest[4:]) % self.CELLS)
+
+    def count(self, cells: tuple[int, int]) -> int:
+        return min(int(self.table[:, cell].sum()) for cell in cells)
+
+    def add(self, cells: tuple[int, int], n: int) -> None:
+        for cell in cells:
+            self.table[self.row, cell] += n
+
+
 class _RefusalLog:
     """The guard's refusals, told in the server's log at once and then at most once every
     ``every_s`` seconds: an operator learns of an attack without the attack filling the
@@ -117,18 +174,18 @@ _METRIC_REASONS = {408: "headers_late", 429: "client_cap", 503: "process_cap"}
 _log = logging.getLogger("uvicorn.error")  # uvicorn's own: its format and --log-level
 
 
-def guarded_protocol(header_timeout_s: float, per_client: int,
-                     per_process: int) -> type[HttpToolsProtocol]:
+def guarded_protocol(header_timeout_s: float, per_client: int, per_process: int,
+                     counts: ClientCounts | None = None) -> type[HttpToolsProtocol]:
     """uvicorn's HTTP protocol (httptools) with a headers deadline and connection caps
-    (``per_client`` 0: no cap per client).  Each call makes a class with its own counts:
-    one a server."""
-    open_by_client: Counter[str] = Counter()
+    (``per_client`` 0: no cap per client), counting clients in ``counts`` (by default
+    counts of this process alone).  Each call makes a class of its own: one a server."""
+    open_by_client = counts or ClientCounts.alone()
     trusted: _Trusted | None = None
     refusals = _RefusalLog()
 
     class GuardedProtocol(HttpToolsProtocol):
         _who = "?"  # the client's bucket (its address, an IPv6 /64), "?" when unknown
-        _bucket: str | None = None  # _who, once counted against the per-client cap
+        _cells: tuple[int, int] | None = None  # _who's, once counted against its cap
         _deadline: asyncio.TimerHandle | None = None
         _begun = False  # part of a request's headers has arrived
 
@@ -142,22 +199,21 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
                 self._refuse(503, "Service Unavailable", "the server has too many connections")
                 return
             if per_client and host is not None and host not in self._trusted_hosts():
-                if open_by_client[self._who] >= per_client:
+                cells = open_by_client.cells(self._who)
+                if open_by_client.count(cells) >= per_client:
                     self._refuse(429, "Too Many Requests",
                                  f"at most {per_client} open connections a client")
                     return
-                open_by_client[self._who] += 1
-                self._bucket = self._who
+                open_by_client.add(cells, 1)
+                self._cells = cells
             self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             CONNECTIONS_OPEN.dec()
             self._disarm()
-            if self._bucket is not None:
-                open_by_client[self._bucket] -= 1
-                if open_by_client[self._bucket] <= 0:
-                    del open_by_client[self._bucket]
-                self._bucket = None
+            if self._cells is not None:
+                open_by_client.add(self._cells, -1)
+                self._cells = None
             super().connection_lost(exc)
 
         def on_message_begin(self) -> None:
@@ -211,8 +267,10 @@ def guarded_protocol(header_timeout_s: float, per_client: int,
     return GuardedProtocol
 
 
-def uvicorn_config(app: Any, settings: Settings, log_level: str) -> uvicorn.Config:
-    """The uvicorn configuration every ``kaboom serve`` process runs with."""
+def uvicorn_config(app: Any, settings: Settings, log_level: str,
+                   counts: ClientCounts | None = None) -> uvicorn.Config:
+    """The uvicorn configuration every ``kaboom serve`` process runs with (``counts``:
+    the workers' shared counts of clients' connections, for ``--workers N``)."""
     protocol = guarded_protocol(settings.header_timeout_s, settings.connections_per_client,
-                                connection_cap(settings))
+                                connection_cap(settings), counts)
     return uvicorn.Config(app, log_level=log_level, server_header=False, http=protocol)

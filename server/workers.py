@@ -22,6 +22,7 @@ import ctypes
 import logging
 import multiprocessing
 import os
+import secrets
 import signal
 import socket
 import sys
@@ -30,8 +31,13 @@ import time
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
+from typing import Any
 
+from server.connections import ClientCounts
 from server.metrics import MULTIPROCESS_DIR, worker_gone
+
+_Counts = tuple[Any, int, int, bytes]
+"""The shared table of clients' connections, its rows, the worker's row, the hash key."""
 
 __all__ = ["serve"]
 
@@ -62,11 +68,11 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _worker(host: str, port: int, log_level: str, ready: Event) -> None:
+def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Counts) -> None:
     import uvicorn
 
     from server.config import Settings
-    from server.connections import uvicorn_config
+    from server.connections import ClientCounts, uvicorn_config
     from server.main import create_app
     from server.store import StoreOpenError
 
@@ -79,7 +85,8 @@ def _worker(host: str, port: int, log_level: str, ready: Event) -> None:
         raise SystemExit(2) from None
     sock = listening_socket(host, port)
     ready.set()
-    config = uvicorn_config(app, settings, log_level)
+    table, rows, row, key = counts
+    config = uvicorn_config(app, settings, log_level, ClientCounts.shared(table, rows, row, key))
     # uvicorn raises the SIGINT it stopped on again once it has stopped; a terminal's
     # Ctrl-C reaches every worker, and each would print a traceback of it.
     with contextlib.suppress(KeyboardInterrupt):
@@ -112,13 +119,20 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
 
-    def start(first: bool) -> tuple[BaseProcess, Event, bool]:
+    # Each worker counts its clients' connections in a row of one table, so that the cap
+    # a client is held to is over all of them (server.connections.ClientCounts).
+    table = context.RawArray("i", workers * ClientCounts.CELLS)
+    key = secrets.token_bytes(16)
+
+    def start(row: int, first: bool) -> tuple[BaseProcess, Event, bool]:
+        ClientCounts.table_of(table, workers)[row] = 0  # a dead worker's connections are gone
         ready = context.Event()
-        proc = context.Process(target=_worker, args=(host, port, log_level, ready), daemon=True)
+        proc = context.Process(target=_worker, daemon=True, args=(
+            host, port, log_level, ready, (table, workers, row, key)))
         proc.start()
         return proc, ready, first
 
-    procs = [start(True) for _ in range(workers)]
+    procs = [start(row, True) for row in range(workers)]
     status = 0
     try:
         while not stopping:
@@ -137,7 +151,7 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
                     worker_gone(proc.pid)
                 if not ready.is_set():
                     time.sleep(1.0)  # a worker that cannot start is not restarted in a spin
-                procs[i] = start(False)
+                procs[i] = start(i, False)
     finally:
         for proc, _, _ in procs:
             if proc.is_alive():

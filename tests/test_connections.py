@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import resource
+import signal
 import socket
 import threading
 import time
@@ -19,7 +21,7 @@ import pytest
 
 from kaboom.testing import LiveServer
 from server.config import Settings
-from server.connections import _RefusalLog, _Trusted, connection_cap
+from server.connections import ClientCounts, _RefusalLog, _Trusted, connection_cap
 from server.edge import SECURITY_HEADERS
 from tests.apikit import new_game
 
@@ -169,6 +171,93 @@ def test_a_client_holds_at_most_its_connections(tmp_path: Path,
         assert _refused(server, "client_cap") == 1
         metrics = httpx.get(f"{server.url}/api/metrics", timeout=10).text.splitlines()
         assert "kaboom_connections_open 4.0" in metrics  # three held and the scrape
+
+
+def _refusal_or_silence(sock: socket.socket) -> bytes:
+    """What the server says at once on a new connection: a refusal, or nothing (b"")
+    when it took the connection and waits for a request."""
+    sock.settimeout(0.5)
+    try:
+        return sock.recv(4096)
+    except TimeoutError:
+        return b""
+    finally:
+        sock.settimeout(10)
+
+
+def _one_by_one(server: LiveServer, n: int) -> tuple[list[socket.socket], list[bytes]]:
+    """``n`` connections, each one's verdict awaited before the next is made: two workers
+    taking connections at the same moment may each let in the cap's last one."""
+    socks, answers = [], []
+    for _ in range(n):
+        socks.append(_connect(server))
+        answers.append(_refusal_or_silence(socks[-1]))
+    return socks, answers
+
+
+def _worker_of(sock: socket.socket) -> int:
+    """The process serving a connection (kept alive: it stays open and counted)."""
+    sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: kaboom\r\n\r\n")
+    data = b""
+    while not data.endswith(b"}"):
+        data += sock.recv(4096)
+    worker: int = json.loads(data.partition(b"\r\n\r\n")[2])["worker"]
+    return worker
+
+
+def test_a_clients_cap_holds_over_every_worker(tmp_path: Path,
+                                               untrusted_loopback: None) -> None:
+    """The kernel spreads one client's connections over the workers (``SO_REUSEPORT``):
+    counted in each process, one address could hold the cap once a worker.  A worker's
+    counts go with it when it dies."""
+    with LiveServer(tmp_path / "cap2.db", workers=2, connections_per_client=4) as server:
+        for _ in range(10):  # until the kernel puts the held ones on both workers
+            time.sleep(0.3)  # the connections before are closed
+            socks, answers = _one_by_one(server, 8)
+            refused = [a for a in answers if a]
+            assert len(refused) == 4 and all(a.startswith(b"HTTP/1.1 429 ") for a in refused)
+            held = [sock for sock, answer in zip(socks, answers, strict=True) if not answer]
+            workers = {_worker_of(sock) for sock in held}
+            for sock in socks:
+                sock.close()
+            if len(workers) == 2:
+                break
+        assert len(workers) == 2, "the four held were on one worker ten times running"
+
+        # a worker dies holding connections: its successor does not inherit their counts
+        held, answers = _one_by_one(server, 4)
+        assert answers == [b""] * 4
+        victim = _worker_of(held[0])
+        os.kill(victim, signal.SIGKILL)
+        for sock in held:
+            sock.close()
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # until the parent has started another
+            time.sleep(0.2)
+            pids = {httpx.get(f"{server.url}/api/health", timeout=10).json()["worker"]
+                    for _ in range(12)}
+            if len(pids) == 2 and victim not in pids:
+                break
+        time.sleep(0.3)  # the probes' connections are closed
+        socks, answers = _one_by_one(server, 5)
+        for sock in socks:
+            sock.close()
+        assert answers[:4] == [b""] * 4, answers
+        assert answers[4].startswith(b"HTTP/1.1 429 "), answers
+
+
+def test_clients_share_a_count_only_when_they_share_both_cells() -> None:
+    counts = ClientCounts.alone()
+    a = counts.cells("192.0.2.1")
+    b = next(cells for n in range(2, 10) if not set(cells := counts.cells(f"192.0.2.{n}")) & set(a))
+    counts.add(a, 5)
+    assert counts.count(a) == 5 and counts.count(b) == 0
+    collide = (a[0], b[1])  # shares one cell with each
+    counts.add(collide, 3)
+    assert counts.count(a) == 5 and counts.count(b) == 0
+    counts.add(a, -5)
+    counts.add(collide, -3)
+    assert not counts.table.any()
 
 
 def test_a_trusted_proxys_connections_are_not_capped_per_client(tmp_path: Path) -> None:
