@@ -307,6 +307,7 @@ class CreateLimiter:
         game token, never cells."""
         key = client_of(request)
         now = time.time()
+        cost = min(float(cells), self.cells)  # a board larger than a day's takes the day's
         if self.rate > 0:
             wait = self.store.take_token(key, now, self.rate, self.burst)
             if wait > 0:
@@ -315,8 +316,6 @@ class CreateLimiter:
                     f"too many new games from {key}: try again in {math.ceil(wait)} s", wait
                 )
         if self.cells_rate > 0:
-            # a board larger than a day's cells takes the whole day's
-            cost = min(float(cells), self.cells)
             wait = self.store.take_token(f"cells {key}", now, self.cells_rate, self.cells, cost)
             if wait > 0:
                 CREATE_REFUSALS.labels("client_cells").inc()

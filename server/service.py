@@ -109,7 +109,8 @@ _KNOWN_PLAYERS = 100_000
 authorized without a read of the store before it queues for the game's turn."""
 
 _RETRIES = 8
-"""Times a change is computed again after losing a race before the answer is 409."""
+"""Times a change is computed again, or a page read again, after losing a race to another
+change before the answer is 409."""
 
 
 def _page_length(game: Game, offset: int, limit: int) -> int:
