@@ -36,10 +36,13 @@ __all__ = [
     "CREATE_REFUSALS",
     "GAMES_CREATED",
     "GAMES_ENDED",
+    "GAMES_EXPIRED",
+    "LONG_POLLS",
     "MULTIPROCESS_DIR",
     "SOLVER_REFUSALS",
     "SOLVER_SECONDS",
     "SOLVER_WAIT_SECONDS",
+    "STORE_RACES",
     "RequestMetrics",
     "exposition",
     "worker_gone",
@@ -85,6 +88,17 @@ GAMES_ENDED = Counter(
     "kaboom_games_ended",
     "Moves that ended a game, by how (a game undone and ended again counts again).",
     ["status"],
+)
+GAMES_EXPIRED = Counter(
+    "kaboom_games_expired", "Games deleted by the expiry: finished, or abandoned unfinished.")
+STORE_RACES = Counter(
+    "kaboom_store_races",
+    "Work done again because another change to the game came first (in this process or"
+    " another): a change computed again (change), a page read again (page).", ["what"],
+)
+LONG_POLLS = Gauge(
+    "kaboom_long_polls_waiting", "Spectators' long polls waiting for a change now.",
+    multiprocess_mode="livesum",
 )
 CREATE_REFUSALS = Counter(
     "kaboom_create_refusals",

@@ -27,7 +27,7 @@ from server.admission import Gate
 from server.config import Settings
 from server.errors import ConflictError, MissingTokenError, MoveLimitError, NotPlayerError
 from server.game import Game, Referee, Rules, Step
-from server.metrics import GAMES_CREATED, GAMES_ENDED
+from server.metrics import GAMES_CREATED, GAMES_ENDED, GAMES_EXPIRED, LONG_POLLS, STORE_RACES
 from server.store import GameStore
 from solver.budget import Budget
 from solver.cache import CachePool
@@ -198,6 +198,7 @@ class GameService:
             got = read(game)
             if self.store.versions([game_id]).get(game_id) == game.version:
                 return game, got
+            STORE_RACES.labels("page").inc()
         raise ConflictError("the game kept changing while its page was read; try again")
 
     @staticmethod
@@ -240,6 +241,7 @@ class GameService:
                     session.game = new
                     self.watcher.changed(game_id)
                     return new
+                STORE_RACES.labels("change").inc()
                 session.referee.rollback(mark)
             raise ConflictError("the game kept changing under this move; try again")
 
@@ -477,9 +479,11 @@ class GameService:
     def expire(self, now: float | None = None) -> int:
         """Deletes finished games and idle games past their settings' ages."""
         now = time.time() if now is None else now
-        return self.store.expire(
+        removed = self.store.expire(
             now - self.settings.finished_expiry_s, now - self.settings.idle_expiry_s
         )
+        GAMES_EXPIRED.inc(removed)
+        return removed
 
     # ------------------------------------------------------------------ watching
     async def wait_for_change(self, game_id: str, moves: int, timeout: float) -> Game:
@@ -523,11 +527,13 @@ class Watcher:
         self._waiting.setdefault(game_id, []).append(entry)
         if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run())
+        LONG_POLLS.inc()
         try:
             await asyncio.wait_for(future, max(0.0, deadline - time.monotonic()))
         except TimeoutError:
             pass  # answered with the unchanged game
         finally:
+            LONG_POLLS.dec()
             waiters = self._waiting.get(game_id, [])
             if entry in waiters:
                 waiters.remove(entry)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -13,15 +14,20 @@ import anyio
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr, ValidationError
 
 from kaboom.testing import LiveServer
 from server.admission import Gate
 from server.config import Settings
+from server.game import Game, Rules, Step
 from server.main import create_app
+from server.service import GameService
+from server.store import open_store
 from solver.budget import Budget
 from solver.errors import BudgetExceededError
+from solver.position import Move
 from tests.apikit import new_game
 from tests.conftest import PlayerClient, settings_for
 
@@ -158,6 +164,78 @@ def test_a_metrics_token_keeps_the_counts_to_whoever_has_it(tmp_path: Path) -> N
         assert right.status_code == 200 and "kaboom_games_created_total" in right.text
     with pytest.raises(ValidationError):  # a token short enough to guess is refused
         Settings(db=":memory:", metrics_token=SecretStr("short"))
+
+
+def _count(name: str, **labels: str) -> float:
+    """A metric of this process, read straight from its registry."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def test_races_lost_to_another_change_are_counted(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two services on one store, as two processes: the other's flag commits first."""
+    settings = settings_for(tmp_path / "games.db")
+    first, other = (GameService(open_store(settings.db), settings) for _ in range(2))
+    game, token = first.create(Rules(9, 9, 10, debug=True))
+    commit = first.store.commit_move
+
+    def after_the_other(was: Game, now: Game, step: Step) -> bool:
+        if was.moves == 0:
+            other.play(game.id, Move.flag(8, 8), token)
+        return commit(was, now, step)
+
+    monkeypatch.setattr(first.store, "commit_move", after_the_other)
+    changes = _count("kaboom_store_races_total", what="change")
+    assert first.play(game.id, Move.flag(0, 8), token).moves == 2  # computed again on move 1
+    assert _count("kaboom_store_races_total", what="change") == changes + 1
+
+    real = first.store.moves
+
+    def undo_between(game_id: str, offset: int, limit: int) -> list[str]:
+        rows = real(game_id, offset, limit)
+        if len(rows) == 2:
+            first.undo(game_id, token)
+        return rows
+
+    monkeypatch.setattr(first.store, "moves", undo_between)
+    pages = _count("kaboom_store_races_total", what="page")
+    assert len(first.moves(game.id, 0, 10)[1]) == 1  # read again after the undo
+    assert _count("kaboom_store_races_total", what="page") == pages + 1
+
+
+def test_expired_games_are_counted(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path / "games.db")
+    service = GameService(open_store(settings.db), settings)
+    game, token = service.create(Rules(2, 2, 3))
+    assert service.play(game.id, Move.reveal(0, 0), token).status == "won"
+    expired = _count("kaboom_games_expired_total")
+    assert service.expire(time.time() + settings.finished_expiry_s + 60) == 1
+    assert _count("kaboom_games_expired_total") == expired + 1
+
+
+def test_waiting_long_polls_are_counted(live_server: LiveServer) -> None:
+    game = new_game(live_server.url)
+    answered: list[int] = []
+
+    def spectate() -> None:
+        answered.append(httpx.get(f"{live_server.url}/api/games/{game['id']}",
+                                  params={"wait_moves": 0, "timeout": 20}, timeout=30
+                                  ).json()["moves"])
+
+    def waiting() -> float:
+        return _value(_read(live_server.url), "kaboom_long_polls_waiting")
+
+    assert waiting() == 0
+    spectator = threading.Thread(target=spectate)
+    spectator.start()
+    deadline = time.monotonic() + 10
+    while waiting() != 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert waiting() == 1
+    httpx.post(f"{live_server.url}/api/games/{game['id']}/reveal", json={"x": 0, "y": 0},
+               headers={"Authorization": f"Bearer {game['player_token']}"}, timeout=30)
+    spectator.join(30)
+    assert answered == [1] and waiting() == 0
 
 
 def _health(server: LiveServer) -> dict[str, Any]:
