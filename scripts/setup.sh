@@ -3,7 +3,8 @@
 #   scripts/setup.sh            only what playing needs (./run.sh)
 #   scripts/setup.sh --test     also the test extra: pytest, Playwright, ruff, build... (./test.sh)
 #   --system                    also the Debian packages the tests drive (Chromium, Xvfb,
-#                               sgt-puzzles, gnome-mines, PostgreSQL), when missing and apt-get may be used
+#                               sgt-puzzles, gnome-mines, PostgreSQL, Prometheus), when missing and
+#                               apt-get may be used
 # pip runs only when pyproject.toml (or the Cython kernel's sources) changed since the last
 # setup of that kind: a stamp in .venv holds their hash, so a second ./run.sh starts the
 # server at once.
@@ -21,7 +22,8 @@ done
 
 if [[ -n "$system" ]]; then
   need=()
-  for pkg in chromium xvfb sgt-puzzles gnome-mines xdotool x11-utils fonts-dejavu-core postgresql; do
+  for pkg in chromium xvfb sgt-puzzles gnome-mines xdotool x11-utils fonts-dejavu-core postgresql \
+      prometheus; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
   done
   if ((${#need[@]})); then

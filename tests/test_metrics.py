@@ -4,7 +4,9 @@ games, solver work and refusals, in one process and summed over worker processes
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -18,7 +20,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr, ValidationError
 
-from kaboom.testing import LiveServer
+from kaboom.testing import LiveServer, free_port
 from server.admission import Gate
 from server.config import Settings
 from server.game import Game, Rules, Step
@@ -274,3 +276,55 @@ def test_any_worker_answers_for_all_of_them(tmp_path: Path,
             assert _value(_read(server.url), "kaboom_games_created_total") == 11
         assert [p.name[:15] for p in scratch.iterdir()] == ["kaboom-metrics-"]
     assert list(scratch.iterdir()) == []
+
+
+def test_a_real_prometheus_scrapes_every_worker(tmp_path: Path) -> None:
+    """Debian's Prometheus scrapes a server of two workers with the metrics token, as
+    docs/deploy.md says to, and holds every game made; a job without the token is down."""
+    binary = shutil.which("prometheus")
+    assert binary, "Debian's prometheus is missing: ./test.sh installs it (apt-get)"
+    secret = "scrape-token-0123456789"
+    with LiveServer(tmp_path / "live.db", workers=2, metrics_token=secret) as server:
+        config = tmp_path / "prometheus.yml"
+        config.write_text(f"""
+global: {{scrape_interval: 1s, scrape_timeout: 1s}}
+scrape_configs:
+  - job_name: kaboom
+    metrics_path: /api/metrics
+    authorization: {{credentials: {secret}}}
+    static_configs: [{{targets: ["127.0.0.1:{server.port}"]}}]
+  - job_name: no-token
+    metrics_path: /api/metrics
+    static_configs: [{{targets: ["127.0.0.1:{server.port}"]}}]
+""")
+        port = free_port()
+        prometheus = subprocess.Popen(
+            [binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
+             f"--web.listen-address=127.0.0.1:{port}"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            for _ in range(7):
+                new_game(server.url)  # spread over both workers by the kernel
+
+            def query(promql: str) -> dict[str, float]:
+                reply = httpx.get(f"http://127.0.0.1:{port}/api/v1/query",
+                                  params={"query": promql}, timeout=10).json()
+                return {r["metric"].get("job", ""): float(r["value"][1])
+                        for r in reply["data"]["result"]}
+
+            wanted = {"kaboom": 7.0}
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                try:
+                    if query("kaboom_games_created_total") == wanted:
+                        break
+                except httpx.TransportError:  # not listening yet
+                    pass
+                time.sleep(0.5)
+            assert query("kaboom_games_created_total") == wanted
+            assert query('sum by (job) (kaboom_http_requests_total{route="/api/games"})'
+                         ) == wanted
+            assert query("up") == {"kaboom": 1.0, "no-token": 0.0}
+        finally:
+            prometheus.terminate()
+            prometheus.wait(30)
