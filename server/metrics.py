@@ -139,9 +139,12 @@ def _route_of(scope: Scope) -> str:
     """The route template that answered (``/api/games/{game_id}``), never the path a
     client made up: each label value is a series Prometheus keeps.  ``none`` when no
     route did: no route has the path (404), or the edge refused the request before
-    routing (a body too large or too slow, 413 or 408)."""
+    routing (a body too large or too slow, 413 or 408).  A long poll is a route of its
+    own (``/api/games/{game_id}?wait_moves``): its seconds are mostly waiting."""
     path = getattr(scope.get("route"), "path", None)
-    return path if isinstance(path, str) else "none"
+    if not isinstance(path, str):
+        return "none"
+    return path + "?wait_moves" if scope.get("state", {}).get("long_poll") else path
 
 
 class RequestMetrics:

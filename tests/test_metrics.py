@@ -237,7 +237,11 @@ def test_waiting_long_polls_are_counted(live_server: LiveServer) -> None:
     httpx.post(f"{live_server.url}/api/games/{game['id']}/reveal", json={"x": 0, "y": 0},
                headers={"Authorization": f"Bearer {game['player_token']}"}, timeout=30)
     spectator.join(30)
-    assert answered == [1] and waiting() == 0
+    samples = _read(live_server.url)
+    assert answered == [1] and _value(samples, "kaboom_long_polls_waiting") == 0
+    # timed apart from plain reads: its seconds are the spectator's wait
+    assert _value(samples, "kaboom_http_requests_total", method="GET",
+                  route="/api/games/{game_id}?wait_moves", status="200") == 1
 
 
 def _health(server: LiveServer) -> dict[str, Any]:

@@ -85,6 +85,7 @@ def create_game(body: NewGame, service: ServiceDep, request: Request) -> Created
 async def get_game(
     game_id: GameId,
     service: ServiceDep,
+    request: Request,
     wait_moves: Annotated[
         int | None,
         Query(ge=0, le=2**31, description="long-poll: answer once the game changes, if it"
@@ -97,6 +98,7 @@ async def get_game(
         # Off the event loop: the store's lock may be held by a move committing a large
         # game (a 256x256 loss records 32,768 cells), and every other request would wait.
         return _game(service, await run_in_threadpool(service.get, game_id))
+    request.state.long_poll = True  # timed apart in the metrics: its seconds are a wait
     return _game(service, await service.wait_for_change(game_id, wait_moves, timeout))
 
 
