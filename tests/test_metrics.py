@@ -318,9 +318,10 @@ scrape_configs:
 
             wanted = {"kaboom": 7.0}
             deadline = time.monotonic() + 60
-            while time.monotonic() < deadline:
+            while time.monotonic() < deadline:  # until both jobs have been scraped since
                 try:
-                    if query("kaboom_games_created_total") == wanted:
+                    if (query("kaboom_games_created_total") == wanted
+                            and len(query("up")) == 2):
                         break
                 except httpx.TransportError:  # not listening yet
                     pass
