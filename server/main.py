@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from server import VERSION
 from server.assets import add_asset_routes
 from server.config import Settings
 from server.edge import BodyGuard, CreateLimiter, SecurityHeaders, validation_error
@@ -87,7 +88,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = KaboomApp(
         title="Kaboom",
         summary="Cruel-but-fair Minesweeper: mines are decided when a click needs them.",
-        version="0.1.0",
+        version=VERSION,
         lifespan=lifespan,
         docs_url=None,  # served by add_asset_routes from local files
         redoc_url=None,

@@ -29,6 +29,8 @@ from prometheus_client import (
 )
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from server import VERSION
+
 __all__ = [
     "CONNECTIONS_OPEN",
     "CONNECTION_REFUSALS",
@@ -114,6 +116,12 @@ CONNECTION_REFUSALS = Counter(
     "Connections closed before a request reached the app: headers_late (408), idle (sent"
     " nothing in time), client_cap (429), process_cap (503).", ["reason"],
 )
+
+BUILD_INFO = Gauge(
+    "kaboom_build_info", "1, labelled with the server's version.", ["version"],
+    multiprocess_mode="max",
+)
+BUILD_INFO.labels(VERSION).set(1)
 
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 

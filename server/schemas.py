@@ -117,6 +117,7 @@ class HealthOut(BaseModel):
     store: str = Field(description="sqlite or postgresql")
     schema_version: int
     worker: int = Field(description="the answering process's id (several share a port)")
+    version: str = Field(description="the server's version (kaboom's package)")
 
 
 class LossOut(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import threading
 from typing import Any
@@ -286,7 +287,8 @@ def test_health_reads_the_store(client: TestClient) -> None:
     r = client.get("/api/health")
     assert r.status_code == 200
     assert r.json() == {"status": "ok", "store": "sqlite",
-                        "schema_version": migrations.latest(), "worker": os.getpid()}
+                        "schema_version": migrations.latest(), "worker": os.getpid(),
+                        "version": importlib.metadata.version("kaboom")}
     head = client.head("/api/health")  # what some balancers send
     assert head.status_code == 200 and head.content == b""
 

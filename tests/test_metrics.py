@@ -3,6 +3,7 @@ games, solver work and refusals, in one process and summed over worker processes
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import shutil
 import signal
@@ -81,6 +82,8 @@ def test_requests_are_counted_by_route_template_and_status(client: PlayerClient)
     assert grew("kaboom_solver_seconds_count", work="reveal") == 2
     assert grew("kaboom_solver_wait_seconds_count", work="reveal") == 2
     assert grew("kaboom_games_created_total") == 1
+    version = importlib.metadata.version("kaboom")
+    assert _value(after, "kaboom_build_info", version=version) == 1
 
 
 def test_games_ended_are_counted_by_how(client: PlayerClient) -> None:

@@ -21,6 +21,7 @@ from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
+from server import VERSION
 from server.deps import GameId, MetricsToken, PlayerToken, ServiceDep
 from server.edge import client_of
 from server.errors import MissingTokenError, NotPlayerError, StoreUnavailableError
@@ -253,9 +254,8 @@ def health(service: ServiceDep) -> HealthOut:
     except Exception as exc:
         log.warning("health check: the store cannot be read: %s", exc)
         raise StoreUnavailableError("the game store cannot be read") from exc
-    return HealthOut(
-        status="ok", store=service.store.dialect, schema_version=version, worker=os.getpid()
-    )
+    return HealthOut(status="ok", store=service.store.dialect, schema_version=version,
+                     worker=os.getpid(), version=VERSION)
 
 
 @operations.get("/metrics", response_class=Response, responses={
