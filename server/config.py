@@ -48,6 +48,12 @@ class Settings(BaseSettings):
     trusted proxy's connections (``FORWARDED_ALLOW_IPS``) are not counted: it limits its
     own clients.  Browsers open at most six to a server, so 64 leaves room for a network
     behind one address."""
+    requests_per_client: int = Field(default=8, ge=0)
+    """Requests of one client (IP address; an IPv6 /64) a process works on at once; the
+    client's others wait their turn, so that one client's flood of requests queues behind
+    itself and not ahead of other players (0: no limit).  A page sends one or two at a
+    time; a long poll gives its turn back while it waits.  A trusted proxy's own address
+    is not held to it."""
     max_connections: int | None = Field(default=None, ge=1)
     """Connections one process holds open at most; more are refused with a 503.  Unset:
     the process's open-file limit less 100 (kept for the store and the logs)."""

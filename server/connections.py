@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import ipaddress
 import json
 import logging
 import math
@@ -35,7 +34,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.config import Settings
-from server.edge import SECURITY_HEADERS, bucket_of
+from server.edge import SECURITY_HEADERS, Trusted, bucket_of
 from server.metrics import CONNECTION_REFUSALS, CONNECTIONS_OPEN
 
 __all__ = ["ClientCounts", "connection_cap", "guarded_protocol", "uvicorn_config"]
@@ -64,31 +63,6 @@ def _refusal(status: int, reason: str, detail: str) -> bytes:
                *([] if status == 408 else [(b"retry-after", b"1")]), *SECURITY_HEADERS]
     head = f"HTTP/1.1 {status} {reason}\r\n".encode()
     return head + b"".join(k + b": " + v + b"\r\n" for k, v in headers) + b"\r\n" + body
-
-
-class _Trusted:
-    """The addresses of ``FORWARDED_ALLOW_IPS``: ``*``, or addresses and networks
-    separated by commas (other entries, such as a Unix socket's path, match nothing)."""
-
-    def __init__(self, spec: str | list[str]) -> None:
-        items = spec if isinstance(spec, list) else spec.split(",")
-        items = [item.strip() for item in items if item.strip()]
-        self.everyone = "*" in items
-        self.networks = []
-        for item in items:
-            try:
-                self.networks.append(ipaddress.ip_network(item, strict=False))
-            except ValueError:
-                continue
-
-    def __contains__(self, host: str) -> bool:
-        if self.everyone:
-            return True
-        try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            return False
-        return any(address in network for network in self.networks)
 
 
 class ClientCounts:
@@ -180,7 +154,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int, per_process: int,
     (``per_client`` 0: no cap per client), counting clients in ``counts`` (by default
     counts of this process alone).  Each call makes a class of its own: one a server."""
     open_by_client = counts or ClientCounts.alone()
-    trusted: _Trusted | None = None
+    trusted: Trusted | None = None
     refusals = _RefusalLog()
 
     class GuardedProtocol(HttpToolsProtocol):
@@ -226,10 +200,10 @@ def guarded_protocol(header_timeout_s: float, per_client: int, per_process: int,
             self._disarm()
             super().on_headers_complete()
 
-        def _trusted_hosts(self) -> _Trusted:
+        def _trusted_hosts(self) -> Trusted:
             nonlocal trusted
             if trusted is None:  # the config is uvicorn's, made after this class
-                trusted = _Trusted(self.config.forwarded_allow_ips)
+                trusted = Trusted(self.config.forwarded_allow_ips)
             return trusted
 
         def _arm(self) -> None:

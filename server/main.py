@@ -16,7 +16,14 @@ from fastapi.responses import JSONResponse
 from server import VERSION
 from server.assets import add_asset_routes
 from server.config import Settings
-from server.edge import BodyGuard, CreateLimiter, SecurityHeaders, validation_error
+from server.edge import (
+    BodyGuard,
+    ClientTurns,
+    CreateLimiter,
+    SecurityHeaders,
+    trusted_proxies,
+    validation_error,
+)
 from server.errors import (
     ConflictError,
     GameNotFoundError,
@@ -105,6 +112,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The last added is the outermost: headers on every answer, including the guard's
     # refusals, and every answer counted.
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
+    app.add_middleware(ClientTurns, per_client=settings.requests_per_client,
+                       trusted=trusted_proxies())
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestMetrics)
     app.add_exception_handler(RequestValidationError, validation_error)

@@ -21,8 +21,8 @@ import pytest
 
 from kaboom.testing import LiveServer
 from server.config import Settings
-from server.connections import ClientCounts, _RefusalLog, _Trusted, connection_cap
-from server.edge import SECURITY_HEADERS
+from server.connections import ClientCounts, _RefusalLog, connection_cap
+from server.edge import SECURITY_HEADERS, Trusted
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(120)
@@ -305,7 +305,7 @@ def test_the_process_cap_follows_the_open_file_limit() -> None:
 ])
 def test_forwarded_allow_ips_as_uvicorn_reads_it(spec: str | list[str], host: str,
                                                  trusted: bool) -> None:
-    assert (host in _Trusted(spec)) is trusted
+    assert (host in Trusted(spec)) is trusted
 
 
 def test_refusals_are_logged_at_once_then_at_most_once_a_period(

@@ -23,7 +23,7 @@ from starlette.concurrency import run_in_threadpool
 
 from server import VERSION
 from server.deps import GameId, MetricsToken, PlayerToken, ServiceDep
-from server.edge import client_of
+from server.edge import RELEASE_TURN, client_of
 from server.errors import MissingTokenError, NotPlayerError, StoreUnavailableError
 from server.game import Game
 from server.metrics import CONTENT_TYPE, exposition
@@ -100,6 +100,8 @@ async def get_game(
         # game (a 256x256 loss records 32,768 cells), and every other request would wait.
         return _game(service, await run_in_threadpool(service.get, game_id))
     request.state.long_poll = True  # timed apart in the metrics: its seconds are a wait
+    if (release_turn := request.scope.get(RELEASE_TURN)) is not None:
+        release_turn()  # waiting holds up none of the client's other requests
     return _game(service, await service.wait_for_change(game_id, wait_moves, timeout))
 
 

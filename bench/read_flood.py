@@ -1,0 +1,134 @@
+"""One client floods reads: how long does another player's read take?
+
+Usage: python bench/read_flood.py [--connections 60] [--seconds 10] [--workers 1]
+           [--repeat 2] [--json PATH]
+
+Starts ``kaboom serve`` as it ships (``KABOOM_REQUESTS_PER_CLIENT``: a process works on
+8 requests of a client at once, ``server/edge.py``'s ``ClientTurns``) and with that off,
+alternating ``--repeat`` times.  In each, a player at 127.0.0.200 reads a game every
+50 ms on a kept-alive connection, first alone and then while a client at 127.0.0.2 reads
+another game as fast as ``--connections`` kept-alive connections allow (a process of its
+own, a thread a connection, so that it does not share the player's interpreter).  Prints
+the player's read times, quiet and flooded, and the flood's rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import socket
+import statistics
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from server.config import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+ROWS = {  # requests_per_client
+    "turns": Settings.model_fields["requests_per_client"].default,
+    "no turns": 0,
+}
+
+
+def _flood(port: int, path: str, connections: int, seconds: float, answered: Any) -> None:
+    """Reads ``path`` from 127.0.0.2 on ``connections`` kept-alive connections."""
+    request = f"GET {path} HTTP/1.1\r\nHost: kaboom\r\n\r\n".encode()
+    stop = time.monotonic() + seconds
+
+    def loop() -> None:
+        sock = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+        sock.settimeout(30)
+        buffered = b""
+        while time.monotonic() < stop:
+            sock.sendall(request)
+            while b"\r\n\r\n" not in buffered:
+                buffered += sock.recv(65536)
+            head, _, buffered = buffered.partition(b"\r\n\r\n")
+            length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+            while len(buffered) < length:
+                buffered += sock.recv(65536)
+            buffered = buffered[length:]
+            with answered.get_lock():
+                answered.value += 1
+        sock.close()
+
+    threads = [threading.Thread(target=loop) for _ in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def _reads(url: str, path: str, seconds: float) -> list[float]:
+    """A player's reads, one every 50 ms on one kept-alive connection: milliseconds."""
+    times = []
+    transport = httpx.HTTPTransport(local_address="127.0.0.200")
+    with httpx.Client(base_url=url, transport=transport, timeout=30) as http:
+        stop = time.monotonic() + seconds
+        while time.monotonic() < stop:
+            start = time.perf_counter()
+            assert http.get(path).status_code == 200
+            times.append((time.perf_counter() - start) * 1000)
+            time.sleep(0.05)
+    return times
+
+
+def _summary(times: list[float]) -> dict[str, float]:
+    ordered = sorted(times)
+    return {"reads": len(ordered), "p50_ms": round(statistics.median(ordered), 2),
+            "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 2)}
+
+
+def run(row: str, connections: int, seconds: float, workers: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp, LiveServer(
+            Path(tmp) / "flood.db", workers=workers, requests_per_client=ROWS[row],
+            **NO_CREATION_LIMITS) as server:
+        games = [httpx.post(f"{server.url}/api/games", timeout=30,
+                            json={"width": 30, "height": 16, "mines": 99}).json()["id"]
+                 for _ in range(2)]
+        quiet = _reads(server.url, f"/api/games/{games[0]}", seconds / 2)
+        answered = multiprocessing.get_context("spawn").Value("q", 0)
+        flood = multiprocessing.get_context("spawn").Process(target=_flood, args=(
+            server.port, f"/api/games/{games[1]}", connections, seconds, answered))
+        flood.start()
+        time.sleep(0.5)  # the flood's connections open
+        flooded = _reads(server.url, f"/api/games/{games[0]}", seconds - 1.0)
+        flood.join()
+        return {"row": row, "requests_per_client": ROWS[row], "quiet": _summary(quiet),
+                "flooded": _summary(flooded), "flood_reads_per_s": round(answered.value / seconds)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--connections", type=int, default=60, help="the flood's connections")
+    ap.add_argument("--seconds", type=float, default=10.0, help="length of each flood")
+    ap.add_argument("--workers", type=int, default=1, help="server processes")
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each row, alternating")
+    ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "read_flood.json"))
+    args = ap.parse_args()
+    load = os.getloadavg()[0]
+    results = []
+    for _ in range(args.repeat):
+        for row in ROWS:
+            result = run(row, args.connections, args.seconds, args.workers)
+            results.append(result)
+            q, f = result["quiet"], result["flooded"]
+            print(f"{row:9} quiet p50 {q['p50_ms']:6.2f} p99 {q['p99_ms']:6.2f} ms | flooded"
+                  f" p50 {f['p50_ms']:6.2f} p99 {f['p99_ms']:6.2f} ms ({f['reads']} reads)"
+                  f" | flood {result['flood_reads_per_s']:,} reads/s", flush=True)
+    settings = {k: v for k, v in vars(args).items() if k != "json"}
+    out = {"settings": settings, "load_at_start": load, "results": results}
+    Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,152 @@
+"""A client's turns (``server/edge.py``'s ``ClientTurns``): a process works on a few of one
+client's requests at once, the client's others wait in order, other clients pass, and a
+long poll gives its turn back while it waits."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from starlette.types import Receive, Scope, Send
+
+from kaboom.testing import LiveServer
+from server.edge import RELEASE_TURN, ClientTurns, Trusted
+
+
+class _App:
+    """An ASGI app whose requests run until the test lets each of them end."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+        self.gates: dict[str, asyncio.Event] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        name = scope["path"]
+        self.started.append(name)
+        if scope["query_string"] == b"release":
+            scope[RELEASE_TURN]()
+        await self.gates.setdefault(name, asyncio.Event()).wait()
+
+    def end(self, name: str) -> None:
+        self.gates.setdefault(name, asyncio.Event()).set()
+
+
+def _scope(name: str, host: str, query: bytes = b"") -> dict[str, Any]:
+    return {"type": "http", "path": name, "client": (host, 50000), "query_string": query}
+
+
+async def _nothing() -> dict[str, Any]:
+    return {}
+
+
+async def _ignore(message: Any) -> None:
+    return None
+
+
+def _start(turns: ClientTurns, scope: dict[str, Any]) -> asyncio.Task[None]:
+    return asyncio.create_task(turns(scope, _nothing, _ignore))
+
+
+async def _settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+def test_a_clients_requests_past_its_turns_wait_in_order_and_others_pass() -> None:
+    async def main() -> None:
+        app = _App()
+        turns = ClientTurns(app, per_client=2, trusted=Trusted("192.0.2.1"))
+        tasks = [_start(turns, _scope(f"/a{i}", "203.0.113.7")) for i in range(4)]
+        tasks.append(_start(turns, _scope("/b0", "198.51.100.1")))
+        await _settle()
+        assert app.started == ["/a0", "/a1", "/b0"]  # the other client passes
+        app.end("/a1")
+        await _settle()
+        assert app.started == ["/a0", "/a1", "/b0", "/a2"]  # first come, first served
+        for name in ("/a0", "/a2", "/a3", "/b0"):
+            app.end(name)
+        await asyncio.gather(*tasks)
+        assert app.started[-1] == "/a3" and turns.turns == {}
+
+    asyncio.run(main())
+
+
+def test_a_request_cancelled_while_it_waits_leaves_no_turn_behind() -> None:
+    async def main() -> None:
+        app = _App()
+        turns = ClientTurns(app, per_client=1, trusted=Trusted(""))
+        first = _start(turns, _scope("/a0", "203.0.113.7"))
+        waiting = _start(turns, _scope("/a1", "203.0.113.7"))
+        await _settle()
+        waiting.cancel()
+        await _settle()
+        app.end("/a0")
+        await first
+        assert waiting.cancelled() and app.started == ["/a0"] and turns.turns == {}
+
+    asyncio.run(main())
+
+
+def test_a_turn_given_back_early_lets_the_next_request_in_and_counts_once() -> None:
+    async def main() -> None:
+        app = _App()
+        turns = ClientTurns(app, per_client=1, trusted=Trusted(""))
+        poll = _start(turns, _scope("/poll", "203.0.113.7", b"release"))
+        read = _start(turns, _scope("/read", "203.0.113.7"))
+        await _settle()
+        assert app.started == ["/poll", "/read"]  # the poll gave its turn to the read
+        app.end("/read")
+        app.end("/poll")
+        await asyncio.gather(poll, read)
+        assert turns.turns == {}  # the poll's turn was given back once, not twice
+
+    asyncio.run(main())
+
+
+def test_a_trusted_proxys_own_requests_are_not_held() -> None:
+    async def main() -> None:
+        app = _App()
+        turns = ClientTurns(app, per_client=1, trusted=Trusted("127.0.0.1"))
+        tasks = [_start(turns, _scope(f"/p{i}", "127.0.0.1")) for i in range(3)]
+        await _settle()
+        assert app.started == ["/p0", "/p1", "/p2"] and turns.turns == {}
+        for i in range(3):
+            app.end(f"/p{i}")
+        await asyncio.gather(*tasks)
+
+    asyncio.run(main())
+
+
+def test_a_spectators_long_poll_holds_up_none_of_its_reads(tmp_path: Path) -> None:
+    """One turn a client, over real HTTP from an untrusted address: the long poll gives
+    its turn back while it waits, so the same client's read is answered before it."""
+    with LiveServer(tmp_path / "turns.db", requests_per_client=1) as server:
+        game = httpx.post(f"{server.url}/api/games", timeout=30,
+                          json={"width": 9, "height": 9, "mines": 10}).json()
+        spectator = httpx.HTTPTransport(local_address="127.0.0.2")
+        done: list[str] = []
+
+        def poll() -> None:
+            with httpx.Client(base_url=server.url, transport=spectator, timeout=30) as http:
+                reply = http.get(f"/api/games/{game['id']}",
+                                 params={"wait_moves": 0, "timeout": 6})
+                done.append(f"poll {reply.status_code}")
+
+        poller = threading.Thread(target=poll)
+        poller.start()
+        deadline = time.monotonic() + 10
+        while "kaboom_long_polls_waiting 1.0" not in httpx.get(
+                f"{server.url}/api/metrics", timeout=10).text.splitlines():
+            assert time.monotonic() < deadline, "the long poll never began to wait"
+            time.sleep(0.05)
+        with httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(
+                local_address="127.0.0.2"), timeout=30) as http:
+            for _ in range(3):
+                assert http.get(f"/api/games/{game['id']}/moves").status_code == 200
+                done.append("read")
+        poller.join()
+        assert done == ["read", "read", "read", "poll 200"]
