@@ -24,7 +24,10 @@ if [[ -n "$system" ]]; then
   need=()
   for pkg in chromium xvfb sgt-puzzles gnome-mines xdotool x11-utils fonts-dejavu-core postgresql \
       prometheus; do
-    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+    # installed, not just known (a removed package keeps its config files, and dpkg -s
+    # then answers 0)
+    [[ $(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null) == "install ok installed" ]] \
+      || need+=("$pkg")
   done
   if ((${#need[@]})); then
     if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
