@@ -1,5 +1,5 @@
-"""What every request meets before a route: size limits, strict JSON, security headers,
-and the rate limit on new games.
+"""What every request meets before a route: its client's turn, size limits, strict JSON,
+security headers, and the rate limit on new games.
 
 Everything here is cheap and bounded, because it runs on the event loop that every game
 shares: a body is refused at its declared (or counted) size before a byte is parsed, and
@@ -288,8 +288,6 @@ class Trusted:
         return any(address in network for network in self.networks)
 
 
-
-
 def trusted_proxies() -> Trusted:
     """The proxies uvicorn trusts, as it reads them (``127.0.0.1`` and ``::1`` unless
     ``FORWARDED_ALLOW_IPS`` says otherwise)."""
@@ -316,7 +314,7 @@ class ClientTurns:
 
     The event loop serves ready requests in arrival order, so a client looping reads on
     sixty kept-alive connections put sixty requests ahead of every other player's: a read
-    of another game went from 2.3 to 38.5 ms at the median (``bench/read_flood.py``).
+    of another game went from 2.3 to 38-40 ms at the median (``bench/read_flood.py``).
     Parked, its requests queue behind its own.  A trusted proxy's own address (a request
     it did not say the client of) is not held to it, as the connection guard does not
     count its connections."""
