@@ -315,9 +315,11 @@ class ClientTurns:
     The event loop serves ready requests in arrival order, so a client looping reads on
     sixty kept-alive connections put sixty requests ahead of every other player's: a read
     of another game went from 2.3 to 38-40 ms at the median (``bench/read_flood.py``).
-    Parked, its requests queue behind its own.  A trusted proxy's own address (a request
-    it did not say the client of) is not held to it, as the connection guard does not
-    count its connections."""
+    Parked, its requests queue behind its own.  A move keeps its turn while it waits for
+    a solver thread, so one client holds at most ``per_client`` of the solver's queue
+    (``KABOOM_QUEUED_TOTAL``, 64) and cannot make it refuse everyone else.  A trusted
+    proxy's own address (a request it did not say the client of) is not held to it, as
+    the connection guard does not count its connections."""
 
     def __init__(self, app: ASGIApp, per_client: int, trusted: Trusted) -> None:
         self.app = app
