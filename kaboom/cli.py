@@ -18,7 +18,7 @@ __all__ = ["main", "parse_args"]
 # (words, module, help)
 _COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("serve",), "server.cli", "run the Kaboom game server"),
-    (("backup",), "server.backup", "copy a running server's SQLite store, consistently"),
+    (("backup",), "server.backup", "copy a running server's store (SQLite; PostgreSQL: pg_dump)"),
     (("bench",), "solver.bench.cli", "play N simulated games and report the win rate"),
     (("calibrate",), "solver.bench.calibrate", "predicted vs observed mine rate per bucket"),
     (("bot", "play"), "bots.play_cli", "play Kaboom games over the HTTP API"),

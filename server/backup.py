@@ -1,18 +1,21 @@
-"""``kaboom backup``: a consistent copy of a SQLite store, taken while the server runs.
+"""``kaboom backup``: a consistent copy of the store, taken while the server runs.
 
 ``cp kaboom.db`` under a running server can copy a page half-written, and misses every
 move still in ``kaboom.db-wal``: a backup that opens, or not, with games missing.  SQLite's
 online backup copies the database as it was at one moment, the WAL's pages included, under
 one read transaction, which in WAL mode holds up no writer.  The copy is written beside
 the target and renamed onto it only once it passes ``PRAGMA integrity_check``, so a
-target never holds half a backup.  PostgreSQL has ``pg_dump`` for the same job.
+target never holds half a backup.  A PostgreSQL store is dumped by ``pg_dump`` (one
+snapshot, its custom format, for ``pg_restore``), written and renamed the same way.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sqlite3
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -27,66 +30,94 @@ class BackupError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class Backup:
-    """What a backup copied."""
+    """What a backup copied (``games``: None for a PostgreSQL dump, not counted)."""
 
-    games: int
+    games: int | None
     bytes: int
     seconds: float
 
 
+def _is_postgres(db: str) -> bool:
+    return db.startswith(("postgresql://", "postgres://"))
+
+
 def _source_path(db: str) -> Path:
-    if db.startswith(("postgresql://", "postgres://")):
-        raise BackupError("the store is PostgreSQL: back it up with pg_dump, as"
-                          " `pg_dump --format=custom --file=kaboom.dump URL`")
     path = Path(db.removeprefix("sqlite:///"))
     if db == ":memory:" or not path.is_file():
         raise BackupError(f"{db} is not a SQLite file")
     return path
 
 
+def _dump(url: str, partial: Path) -> None:
+    """``pg_dump`` of the PostgreSQL store ``url`` into ``partial``."""
+    pg_dump = shutil.which("pg_dump")
+    if pg_dump is None:
+        raise BackupError("the store is PostgreSQL, and pg_dump is not installed"
+                          " (Debian: postgresql-client)")
+    done = subprocess.run([pg_dump, "--format=custom", f"--file={partial}", "--no-password",
+                           f"--dbname={url}"], capture_output=True, text=True)
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise BackupError(f"pg_dump failed: {reason}")
+    listing = subprocess.run([shutil.which("pg_restore") or "pg_restore", "--list", str(partial)],
+                             capture_output=True, text=True)
+    if " TABLE public games " not in listing.stdout:
+        raise BackupError(f"{url} is not a Kaboom store (it has no games table)")
+
+
 def backup(db: str, target: Path) -> Backup:
-    """Copies the SQLite store ``db`` to ``target`` (which must not exist yet)."""
+    """Copies the store ``db`` (a SQLite file, or a PostgreSQL URL: ``pg_dump``) to
+    ``target``, which must not exist yet."""
     start = time.monotonic()
-    source = _source_path(db)
+    source = None if _is_postgres(db) else _source_path(db)
     if target.exists():
         raise BackupError(f"{target} exists already: name a new file")
     partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)  # left by a backup that was killed
+    try:
+        games: int | None = None
+        if source is None:
+            _dump(db, partial)
+        else:
+            games = _copy_sqlite(source, partial)
+        with partial.open("rb") as copy:
+            os.fsync(copy.fileno())  # on the disk before it has the target's name
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    os.replace(partial, target)
+    return Backup(games, target.stat().st_size, time.monotonic() - start)
+
+
+def _copy_sqlite(source: Path, partial: Path) -> int:
+    """SQLite's online backup of ``source`` into ``partial``; the games it holds."""
     try:
         src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)
     except sqlite3.Error as exc:
         raise BackupError(f"cannot open {source}: {exc}") from exc
     try:
+        if src.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
+                       ).fetchone() is None:
+            raise BackupError(f"{source} is not a Kaboom store (it has no games table)")
+        dst = sqlite3.connect(partial)
         try:
-            if src.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
-                           ).fetchone() is None:
-                raise BackupError(f"{source} is not a Kaboom store (it has no games table)")
-            partial.unlink(missing_ok=True)  # left by a backup that was killed
-            dst = sqlite3.connect(partial)
-            try:
-                src.backup(dst)  # every page in one step: one moment's database
-                check = dst.execute("PRAGMA integrity_check").fetchone()[0]
-                if check != "ok":
-                    raise BackupError(f"the copy failed SQLite's integrity check: {check}")
-                games = int(dst.execute("SELECT count(*) FROM games").fetchone()[0])
-            finally:
-                dst.close()
-        except sqlite3.Error as exc:
-            raise BackupError(f"cannot back up {source}: {exc}") from exc
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+            src.backup(dst)  # every page in one step: one moment's database
+            check = dst.execute("PRAGMA integrity_check").fetchone()[0]
+            if check != "ok":
+                raise BackupError(f"the copy failed SQLite's integrity check: {check}")
+            return int(dst.execute("SELECT count(*) FROM games").fetchone()[0])
+        finally:
+            dst.close()
+    except sqlite3.Error as exc:
+        raise BackupError(f"cannot back up {source}: {exc}") from exc
     finally:
         src.close()
-    with partial.open("rb") as copy:
-        os.fsync(copy.fileno())  # on the disk before it has the target's name
-    os.replace(partial, target)
-    return Backup(games, target.stat().st_size, time.monotonic() - start)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("target", type=Path, help="the backup file to write (must be new)")
-    parser.add_argument("--db", default=None,
-                        help="the SQLite store to copy (default: $KABOOM_DB or kaboom.db)")
+    parser.add_argument("--db", default=None, help="the store to copy, a SQLite file or a"
+                        " PostgreSQL URL (default: $KABOOM_DB or kaboom.db)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
     except BackupError as exc:
         print(f"kaboom backup: {exc}", file=sys.stderr)
         return 2
-    print(f"kaboom backup: {done.games:,} games ({done.bytes / 1e6:.1f} MB) from {db} to"
-          f" {args.target} in {done.seconds:.1f} s")
+    what = "pg_dump's custom format" if done.games is None else f"{done.games:,} games"
+    print(f"kaboom backup: {what} ({done.bytes / 1e6:.1f} MB) from {db} to {args.target}"
+          f" in {done.seconds:.1f} s")
     return 0

@@ -13,8 +13,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kaboom.testing import LiveServer
+from kaboom.testing import LiveServer, PostgresServer, free_port
+from server.config import Settings
+from server.game import Rules
+from server.service import GameService
 from server.store import open_store
+from solver.position import Move
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(180)
@@ -74,9 +78,47 @@ def test_a_backup_taken_under_load_holds_every_acknowledged_move(tmp_path: Path)
                              ).json()["moves"] >= before[game_id]
 
 
+def test_a_postgresql_store_is_dumped_by_pg_dump_and_restores(tmp_path: Path,
+                                                             postgres: PostgresServer) -> None:
+    url = postgres.url()
+    service = GameService(open_store(url), Settings(db=url))
+    games = []
+    for n in range(3):
+        game, token = service.create(Rules(9, 9, 10, debug=True))
+        for i in range(n + 1):
+            service.play(game.id, Move.flag(i, 0), token)
+        games.append(service.get(game.id))
+    service.store.close()
+
+    done = _backup(str(tmp_path / "kaboom.dump"), "--db", url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("kaboom backup: pg_dump's custom format (")
+    restored_url = postgres.url()  # an empty database, as a new server's would be
+    restore = subprocess.run(["pg_restore", "--no-owner", f"--dbname={restored_url}",
+                              str(tmp_path / "kaboom.dump")], capture_output=True, text=True)
+    assert restore.returncode == 0, restore.stderr
+    restored = open_store(restored_url)
+    try:
+        for game in games:
+            again = restored.get(game.id)
+            assert (again.moves, again.rows, again.version) == (game.moves, game.rows,
+                                                                game.version)
+            assert restored.moves(game.id, 0, game.moves) == [
+                f"flag {i} 0" for i in range(game.moves)]
+    finally:
+        restored.close()
+
+    unreachable = f"postgresql://kaboom@127.0.0.1:{free_port()}/nowhere"
+    for db, says in ((unreachable, "pg_dump failed: "),
+                     (postgres.url(), "is not a Kaboom store")):  # an empty database
+        refused = _backup(str(tmp_path / "other.dump"), "--db", db)
+        assert refused.returncode == 2 and says in refused.stderr, refused.stderr
+        assert not (tmp_path / "other.dump").exists()
+        assert not (tmp_path / "other.dump.partial").exists()
+
+
 @pytest.mark.parametrize(("source", "target", "says"), [
     ("missing.db", "new.db", "missing.db is not a SQLite file"),
-    ("postgresql://kaboom@localhost/kaboom", "new.db", "back it up with pg_dump"),
     ("text.db", "new.db", "file is not a database"),
     ("other.db", "new.db", "is not a Kaboom store"),
     ("live.db", "taken.db", "taken.db exists already"),
