@@ -40,7 +40,9 @@ __all__ = [
     "GAMES_ENDED",
     "GAMES_EXPIRED",
     "LONG_POLLS",
+    "MOVES_OUT_OF_TIME",
     "MULTIPROCESS_DIR",
+    "SAT_FALLBACK_LAYOUTS",
     "SOLVER_REFUSALS",
     "SOLVER_SECONDS",
     "SOLVER_WAIT_SECONDS",
@@ -84,6 +86,16 @@ SOLVER_REFUSALS = Counter(
     "Solver work answered 503: busy (every queue full), game_queue (too many waiting on"
     " one game), waited (the budget ran out in the queue), out_of_time (no fair answer"
     " within the budget).", ["work", "reason"],
+)
+MOVES_OUT_OF_TIME = Counter(
+    "kaboom_moves_out_of_time",
+    "Moves whose cell the solver could not settle within the budget: the click got the"
+    " benefit of the doubt (it opens if any layout has it safe).",
+)
+SAT_FALLBACK_LAYOUTS = Counter(
+    "kaboom_sat_fallback_layouts",
+    "Layouts drawn by a randomised SAT model because exact counting did not fit the"
+    " budget: consistent with every number, not exactly uniform.",
 )
 GAMES_CREATED = Counter("kaboom_games_created", "Games created.")
 GAMES_ENDED = Counter(

@@ -27,7 +27,15 @@ from server.admission import Gate
 from server.config import Settings
 from server.errors import ConflictError, MissingTokenError, MoveLimitError, NotPlayerError
 from server.game import Game, Referee, Rules, Step
-from server.metrics import GAMES_CREATED, GAMES_ENDED, GAMES_EXPIRED, LONG_POLLS, STORE_RACES
+from server.metrics import (
+    GAMES_CREATED,
+    GAMES_ENDED,
+    GAMES_EXPIRED,
+    LONG_POLLS,
+    MOVES_OUT_OF_TIME,
+    SAT_FALLBACK_LAYOUTS,
+    STORE_RACES,
+)
 from server.store import GameStore
 from solver.budget import Budget
 from solver.cache import CachePool
@@ -285,7 +293,12 @@ class GameService:
                     f"the game has made the {limit} moves a {game.rules.width}x"
                     f"{game.rules.height} game may keep; nothing changed: {way_out}"
                 )
-            return referee.apply(game, move, budget)
+            before = referee.timeouts, referee.fallback_layouts
+            try:
+                return referee.apply(game, move, budget)
+            finally:  # the fairness fallbacks, for the operator to see how often they apply
+                MOVES_OUT_OF_TIME.inc(referee.timeouts - before[0])
+                SAT_FALLBACK_LAYOUTS.inc(referee.fallback_layouts - before[1])
 
         game = self._change(game_id, token, compute, self.store.commit_move)
         if game.status is not GameStatus.PLAYING:  # a finished game refuses moves: this ended it

@@ -208,6 +208,21 @@ def test_races_lost_to_another_change_are_counted(tmp_path: Path,
     assert _count("kaboom_store_races_total", what="page") == pages + 1
 
 
+def test_moves_out_of_time_and_sat_fallback_layouts_are_counted(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path / "games.db")
+    service = GameService(open_store(settings.db), settings)
+    game, token = service.create(Rules(16, 16, 40, seed=1))
+    game = service.play(game.id, Move.reveal(0, 0), token)
+    covered = [(x, y) for y in range(16) for x in range(16) if game.rows[y][x] == "#"]
+    late = _count("kaboom_moves_out_of_time_total")
+    drawn = _count("kaboom_sat_fallback_layouts_total")
+    # no time at all: the cell cannot be settled, and counting cannot draw the layout
+    after = service.play(game.id, Move.reveal(*covered[len(covered) // 2]), token, Budget(0.0))
+    assert after.moves == 2 and after.status == "playing"  # never punished without proof
+    assert _count("kaboom_moves_out_of_time_total") == late + 1
+    assert _count("kaboom_sat_fallback_layouts_total") == drawn + 1
+
+
 def test_expired_games_are_counted(tmp_path: Path) -> None:
     settings = settings_for(tmp_path / "games.db")
     service = GameService(open_store(settings.db), settings)
