@@ -34,7 +34,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from server.config import Settings
-from server.edge import SECURITY_HEADERS, Trusted, bucket_of
+from server.edge import SECURITY_HEADERS, bucket_of, trusted_proxies
 from server.metrics import CONNECTION_REFUSALS, CONNECTIONS_OPEN
 
 __all__ = ["ClientCounts", "connection_cap", "guarded_protocol", "uvicorn_config"]
@@ -154,7 +154,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int, per_process: int,
     (``per_client`` 0: no cap per client), counting clients in ``counts`` (by default
     counts of this process alone).  Each call makes a class of its own: one a server."""
     open_by_client = counts or ClientCounts.alone()
-    trusted: Trusted | None = None
+    trusted = trusted_proxies()  # as uvicorn reads them, for its X-Forwarded-For
     refusals = _RefusalLog()
 
     class GuardedProtocol(HttpToolsProtocol):
@@ -172,7 +172,7 @@ def guarded_protocol(header_timeout_s: float, per_client: int, per_process: int,
             if len(self.connections) > per_process:
                 self._refuse(503, "Service Unavailable", "the server has too many connections")
                 return
-            if per_client and host is not None and host not in self._trusted_hosts():
+            if per_client and host is not None and host not in trusted:
                 cells = open_by_client.cells(self._who)
                 if open_by_client.count(cells) >= per_client:
                     self._refuse(429, "Too Many Requests",
@@ -199,12 +199,6 @@ def guarded_protocol(header_timeout_s: float, per_client: int, per_process: int,
             self._begun = False
             self._disarm()
             super().on_headers_complete()
-
-        def _trusted_hosts(self) -> Trusted:
-            nonlocal trusted
-            if trusted is None:  # the config is uvicorn's, made after this class
-                trusted = Trusted(self.config.forwarded_allow_ips)
-            return trusted
 
         def _arm(self) -> None:
             if self._deadline is None:

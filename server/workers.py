@@ -72,7 +72,7 @@ def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Counts)
     import uvicorn
 
     from server.config import Settings
-    from server.connections import ClientCounts, uvicorn_config
+    from server.connections import uvicorn_config
     from server.main import create_app
     from server.store import StoreOpenError
 
@@ -85,8 +85,7 @@ def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Counts)
         raise SystemExit(2) from None
     sock = listening_socket(host, port)
     ready.set()
-    table, rows, row, key = counts
-    config = uvicorn_config(app, settings, log_level, ClientCounts.shared(table, rows, row, key))
+    config = uvicorn_config(app, settings, log_level, ClientCounts.shared(*counts))
     # uvicorn raises the SIGINT it stopped on again once it has stopped; a terminal's
     # Ctrl-C reaches every worker, and each would print a traceback of it.
     with contextlib.suppress(KeyboardInterrupt):
