@@ -349,12 +349,7 @@ async function loadReplay(game) {
       if (!current()) return;
       page.moves.forEach((step, i) => { replay.list[page.offset + i] = step; });
       replay.from = page.offset;
-      if (state.replay === replay) {
-        ui.replaySlider.min = String(replay.from);
-        showReplayAt(replay.at);
-      } else {
-        showReplay(replay);
-      }
+      showReplay(replay); // at the end first, then wherever the player has stepped to
     }
     if (current() && state.replay !== replay) showReplay(replay); // no moves at all
   } catch (error) {
