@@ -19,6 +19,7 @@ __all__ = ["main", "parse_args"]
 _COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("serve",), "server.cli", "run the Kaboom game server"),
     (("backup",), "server.backup", "copy a running server's store (SQLite; PostgreSQL: pg_dump)"),
+    (("restore",), "server.restore", "put a backup back as the store (the server stopped)"),
     (("bench",), "solver.bench.cli", "play N simulated games and report the win rate"),
     (("calibrate",), "solver.bench.calibrate", "predicted vs observed mine rate per bucket"),
     (("bot", "play"), "bots.play_cli", "play Kaboom games over the HTTP API"),

@@ -21,7 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Backup", "BackupError", "add_arguments", "backup", "run"]
+__all__ = ["Backup", "BackupError", "add_arguments", "backup", "dump_lists_games", "is_postgres",
+           "run", "sqlite_path", "store_url"]
 
 
 class BackupError(RuntimeError):
@@ -37,15 +38,34 @@ class Backup:
     seconds: float
 
 
-def _is_postgres(db: str) -> bool:
+def is_postgres(db: str) -> bool:
     return db.startswith(("postgresql://", "postgres://"))
 
 
+def store_url(given: str | None) -> str:
+    """The store a command works on: ``--db``, else ``$KABOOM_DB``, else the server's default."""
+    return given or os.environ.get("KABOOM_DB") or "kaboom.db"
+
+
+def sqlite_path(db: str) -> Path:
+    """The file of the SQLite store ``db`` (which may not exist)."""
+    if db == ":memory:":
+        raise BackupError("an in-memory store has no file")
+    return Path(db.removeprefix("sqlite:///"))
+
+
 def _source_path(db: str) -> Path:
-    path = Path(db.removeprefix("sqlite:///"))
-    if db == ":memory:" or not path.is_file():
+    path = sqlite_path(db)
+    if not path.is_file():
         raise BackupError(f"{db} is not a SQLite file")
     return path
+
+
+def dump_lists_games(dump: Path) -> bool:
+    """Whether the pg_dump archive ``dump`` holds Kaboom's ``games`` table."""
+    listing = subprocess.run([shutil.which("pg_restore") or "pg_restore", "--list", str(dump)],
+                             capture_output=True, text=True)
+    return " TABLE public games " in listing.stdout
 
 
 def _dump(url: str, partial: Path) -> None:
@@ -59,17 +79,16 @@ def _dump(url: str, partial: Path) -> None:
     if done.returncode != 0:
         reason = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
         raise BackupError(f"pg_dump failed: {reason}")
-    listing = subprocess.run([shutil.which("pg_restore") or "pg_restore", "--list", str(partial)],
-                             capture_output=True, text=True)
-    if " TABLE public games " not in listing.stdout:
+    if not dump_lists_games(partial):
         raise BackupError(f"{url} is not a Kaboom store (it has no games table)")
 
 
-def backup(db: str, target: Path) -> Backup:
+def backup(db: str, target: Path, through: sqlite3.Connection | None = None) -> Backup:
     """Copies the store ``db`` (a SQLite file, or a PostgreSQL URL: ``pg_dump``) to
-    ``target``, which must not exist yet."""
+    ``target``, which must not exist yet; ``through``: a connection to the SQLite store
+    that already holds its lock (a restore's), to read it by."""
     start = time.monotonic()
-    source = None if _is_postgres(db) else _source_path(db)
+    source = None if is_postgres(db) else _source_path(db)
     if target.exists():
         raise BackupError(f"{target} exists already: name a new file")
     partial = target.with_name(target.name + ".partial")
@@ -78,8 +97,14 @@ def backup(db: str, target: Path) -> Backup:
         games: int | None = None
         if source is None:
             _dump(db, partial)
+        elif through is not None:
+            games = _copy_sqlite(source, through, partial)
         else:
-            games = _copy_sqlite(source, partial)
+            src = _open_sqlite(source)
+            try:
+                games = _copy_sqlite(source, src, partial)
+            finally:
+                src.close()
         with partial.open("rb") as copy:
             os.fsync(copy.fileno())  # on the disk before it has the target's name
     except BaseException:
@@ -89,12 +114,18 @@ def backup(db: str, target: Path) -> Backup:
     return Backup(games, target.stat().st_size, time.monotonic() - start)
 
 
-def _copy_sqlite(source: Path, partial: Path) -> int:
-    """SQLite's online backup of ``source`` into ``partial``; the games it holds."""
+def _open_sqlite(source: Path) -> sqlite3.Connection:
     try:
-        src = sqlite3.connect(f"file:{source}?mode=ro", uri=True, timeout=30)
+        # Read-write if the file allows it, though it only reads: the last connection to
+        # close removes the WAL's files, which a read-only one leaves beside a stopped store.
+        return sqlite3.connect(f"file:{source}?mode=rw", uri=True, timeout=30)
     except sqlite3.Error as exc:
         raise BackupError(f"cannot open {source}: {exc}") from exc
+
+
+def _copy_sqlite(source: Path, src: sqlite3.Connection, partial: Path) -> int:
+    """SQLite's online backup of the store ``source``, open as ``src``, into ``partial``;
+    the games it holds."""
     try:
         if src.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
                        ).fetchone() is None:
@@ -110,8 +141,6 @@ def _copy_sqlite(source: Path, partial: Path) -> int:
             dst.close()
     except sqlite3.Error as exc:
         raise BackupError(f"cannot back up {source}: {exc}") from exc
-    finally:
-        src.close()
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -121,7 +150,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    db = args.db or os.environ.get("KABOOM_DB") or "kaboom.db"
+    db = store_url(args.db)
     try:
         done = backup(db, args.target)
     except BackupError as exc:
