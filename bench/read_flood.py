@@ -3,9 +3,11 @@
 Usage: python bench/read_flood.py [--connections 60] [--seconds 10] [--workers 1]
            [--repeat 2] [--json PATH]
 
-Starts ``kaboom serve`` as it ships (``KABOOM_REQUESTS_PER_CLIENT``: a process works on
-8 requests of a client at once, ``server/edge.py``'s ``ClientTurns``) and with that off,
-alternating ``--repeat`` times.  In each, a player at 127.0.0.200 reads a game every
+Starts ``kaboom serve`` as it ships (``KABOOM_REQUESTS_PER_SECOND``: a client's requests
+past 100 in a second wait, ``server/request_rate.py``; and
+``KABOOM_REQUESTS_PER_CLIENT``: a process works on 8 requests of a client at once,
+``server/edge.py``'s ``ClientTurns``), with the rate off, and with both off, alternating
+``--repeat`` times.  In each, a player at 127.0.0.200 reads a game every
 50 ms on a kept-alive connection, first alone and then while a client at 127.0.0.2 reads
 another game as fast as ``--connections`` kept-alive connections allow (a process of its
 own, a thread a connection, so that it does not share the player's interpreter).  Prints
@@ -32,9 +34,12 @@ from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 from server.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
-ROWS = {  # requests_per_client
-    "turns": Settings.model_fields["requests_per_client"].default,
-    "no turns": 0,
+_TURNS = Settings.model_fields["requests_per_client"].default
+_RATE = Settings.model_fields["requests_per_second"].default
+ROWS = {  # requests_per_client, requests_per_second
+    "shipped": (_TURNS, _RATE),
+    "no rate": (_TURNS, 0),
+    "neither": (0, 0),
 }
 
 
@@ -88,9 +93,10 @@ def _summary(times: list[float]) -> dict[str, float]:
 
 
 def run(row: str, connections: int, seconds: float, workers: int) -> dict[str, Any]:
+    turns, rate = ROWS[row]
     with tempfile.TemporaryDirectory() as tmp, LiveServer(
-            Path(tmp) / "flood.db", workers=workers, requests_per_client=ROWS[row],
-            **NO_CREATION_LIMITS) as server:
+            Path(tmp) / "flood.db", workers=workers, requests_per_client=turns,
+            requests_per_second=rate, **NO_CREATION_LIMITS) as server:
         games = [httpx.post(f"{server.url}/api/games", timeout=30,
                             json={"width": 30, "height": 16, "mines": 99}).json()["id"]
                  for _ in range(2)]
@@ -102,8 +108,9 @@ def run(row: str, connections: int, seconds: float, workers: int) -> dict[str, A
         time.sleep(0.5)  # the flood's connections open
         flooded = _reads(server.url, f"/api/games/{games[0]}", seconds - 1.0)
         flood.join()
-        return {"row": row, "requests_per_client": ROWS[row], "quiet": _summary(quiet),
-                "flooded": _summary(flooded), "flood_reads_per_s": round(answered.value / seconds)}
+        return {"row": row, "requests_per_client": turns, "requests_per_second": rate,
+                "quiet": _summary(quiet), "flooded": _summary(flooded),
+                "flood_reads_per_s": round(answered.value / seconds)}
 
 
 def main() -> None:
@@ -121,7 +128,7 @@ def main() -> None:
             result = run(row, args.connections, args.seconds, args.workers)
             results.append(result)
             q, f = result["quiet"], result["flooded"]
-            print(f"{row:9} quiet p50 {q['p50_ms']:6.2f} p99 {q['p99_ms']:6.2f} ms | flooded"
+            print(f"{row:8} quiet p50 {q['p50_ms']:6.2f} p99 {q['p99_ms']:6.2f} ms | flooded"
                   f" p50 {f['p50_ms']:6.2f} p99 {f['p99_ms']:6.2f} ms ({f['reads']} reads)"
                   f" | flood {result['flood_reads_per_s']:,} reads/s", flush=True)
     settings = {k: v for k, v in vars(args).items() if k != "json"}

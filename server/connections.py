@@ -37,7 +37,7 @@ from server.config import Settings
 from server.edge import SECURITY_HEADERS, bucket_of, trusted_proxies
 from server.metrics import CONNECTION_REFUSALS, CONNECTIONS_OPEN
 
-__all__ = ["ClientCounts", "connection_cap", "guarded_protocol", "uvicorn_config"]
+__all__ = ["ClientCounts", "client_cells", "connection_cap", "guarded_protocol", "uvicorn_config"]
 
 _RESERVED_FDS = 100
 """Descriptors kept back from connections for the store, logs and worker threads."""
@@ -63,6 +63,14 @@ def _refusal(status: int, reason: str, detail: str) -> bytes:
                *([] if status == 408 else [(b"retry-after", b"1")]), *SECURITY_HEADERS]
     head = f"HTTP/1.1 {status} {reason}\r\n".encode()
     return head + b"".join(k + b": " + v + b"\r\n" for k, v in headers) + b"\r\n" + body
+
+
+def client_cells(client: str, key: bytes, cells: int) -> tuple[int, int]:
+    """A client's two cells of a shared table of ``cells`` columns, by a hash keyed with
+    the run's secret ``key``: clients add up only where they share both, and nobody who
+    does not know the key can choose addresses that do."""
+    digest = hashlib.blake2b(client.encode(), digest_size=8, key=key).digest()
+    return int.from_bytes(digest[:4]) % cells, int.from_bytes(digest[4:]) % cells
 
 
 class ClientCounts:
@@ -106,9 +114,7 @@ class ClientCounts:
         return np.frombuffer(buffer, dtype=np.int32).reshape(rows, cls.CELLS)
 
     def cells(self, client: str) -> tuple[int, int]:
-        digest = hashlib.blake2b(client.encode(), digest_size=8, key=self.key).digest()
-        return (int.from_bytes(digest[:4]) % self.CELLS,
-                int.from_bytes(digest[4:]) % self.CELLS)
+        return client_cells(client, self.key, self.CELLS)
 
     def count(self, cells: tuple[int, int]) -> int:
         return min(int(self.table[:, cell].sum()) for cell in cells)

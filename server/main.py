@@ -35,6 +35,7 @@ from server.errors import (
 )
 from server.metrics import RequestMetrics
 from server.openapi import KaboomApp
+from server.request_rate import RequestRate, RequestWindows
 from server.routes import api
 from server.service import GameService
 from server.store import open_store
@@ -66,8 +67,10 @@ _STATUS: list[tuple[type[KaboomError], int]] = [
 ]
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Builds the app around a store opened from ``settings``."""
+def create_app(settings: Settings | None = None,
+               windows: RequestWindows | None = None) -> FastAPI:
+    """Builds the app around a store opened from ``settings``; ``windows``: the request
+    counts it shares with the other workers (its own by default)."""
     settings = settings or Settings()
     store = open_store(settings.db, synchronous=settings.sqlite_synchronous)
     service = GameService(store, settings)
@@ -112,6 +115,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The last added is the outermost: headers on every answer, including the guard's
     # refusals, and every answer counted.
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
+    # A request past its client's rate waits its turn to be refused, as any other of the
+    # client's requests: refused at once, a flood would cycle faster than it could read.
+    app.add_middleware(RequestRate, per_second=settings.requests_per_second,
+                       trusted=trusted_proxies(), windows=windows or RequestWindows.alone())
     app.add_middleware(ClientTurns, per_client=settings.requests_per_client,
                        trusted=trusted_proxies())
     app.add_middleware(SecurityHeaders)

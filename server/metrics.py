@@ -47,6 +47,8 @@ __all__ = [
     "SOLVER_SECONDS",
     "SOLVER_WAIT_SECONDS",
     "STORE_RACES",
+    "THROTTLED",
+    "THROTTLE_SECONDS",
     "RequestMetrics",
     "exposition",
     "worker_gone",
@@ -119,6 +121,13 @@ CREATE_REFUSALS = Counter(
     "New games refused: games or client_cells (a client's buckets, 429), all_cells (the"
     " buckets all clients share, 503).", ["bucket"],
 )
+THROTTLED = Counter(
+    "kaboom_throttled_requests",
+    "Requests that waited because their client had sent KABOOM_REQUESTS_PER_SECOND in the"
+    " last second.",
+)
+THROTTLE_SECONDS = Counter(
+    "kaboom_throttle_seconds", "Time requests waited for their client's rate, in total.")
 CONNECTIONS_OPEN = Gauge(
     "kaboom_connections_open", "Connections open now (summed over live workers).",
     multiprocess_mode="livesum",

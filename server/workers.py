@@ -35,8 +35,10 @@ from typing import Any
 
 from server.connections import ClientCounts
 from server.metrics import MULTIPROCESS_DIR, worker_gone
+from server.request_rate import RequestWindows
 
 _Counts = tuple[Any, int, int, bytes]
+_Windows = tuple[Any, int, int, bytes]
 """The shared table of clients' connections, its rows, the worker's row, the hash key."""
 
 __all__ = ["serve"]
@@ -68,7 +70,8 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Counts) -> None:
+def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Counts,
+            windows: _Windows) -> None:
     import uvicorn
 
     from server.config import Settings
@@ -79,7 +82,8 @@ def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Counts)
     _die_with_parent()
     settings = Settings()
     try:
-        app = create_app(settings)  # opens the store: a wrong URL fails here, before ``ready``
+        # opens the store: a wrong URL fails here, before ``ready``
+        app = create_app(settings, RequestWindows.shared(*windows))
     except StoreOpenError as exc:
         print(f"kaboom serve: {exc}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
@@ -122,12 +126,16 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
     # a client is held to is over all of them (server.connections.ClientCounts).
     table = context.RawArray("i", workers * ClientCounts.CELLS)
     key = secrets.token_bytes(16)
+    # And its requests of the last second (server.request_rate.RequestWindows).
+    windows = context.RawArray("q", workers * RequestWindows.SIZE)
+    RequestWindows.table_of(windows, workers)[:, :, RequestWindows.CELLS] = -1
 
     def start(row: int, first: bool) -> tuple[BaseProcess, Event, bool]:
         ClientCounts.table_of(table, workers)[row] = 0  # a dead worker's connections are gone
         ready = context.Event()
         proc = context.Process(target=_worker, daemon=True, args=(
-            host, port, log_level, ready, (table, workers, row, key)))
+            host, port, log_level, ready, (table, workers, row, key),
+            (windows, workers, row, key)))
         proc.start()
         return proc, ready, first
 

@@ -60,15 +60,17 @@ def test_slow_clients_are_held_to_their_cap_and_the_player_is_served(tmp_path: P
     assert unguarded["attack_connections_peak"] > 2 * 64  # the guards were what held them
 
 
-def test_read_flood_times_the_players_reads_with_and_without_turns(tmp_path: Path) -> None:
+def test_read_flood_times_the_players_reads_with_and_without_the_limits(tmp_path: Path) -> None:
     out = tmp_path / "flood.json"
     run_bench("read_flood.py", "--connections", "8", "--seconds", "2", "--repeat", "1",
               "--json", str(out))
     results = json.loads(out.read_text())["results"]
-    assert [r["requests_per_client"] for r in results] == [8, 0]
+    assert [(r["requests_per_client"], r["requests_per_second"]) for r in results] == [
+        (8, 100), (8, 0), (0, 0)]
     for result in results:
         assert result["quiet"]["reads"] > 0 and result["flooded"]["reads"] > 0
         assert result["flood_reads_per_s"] > 0
+    assert results[0]["flood_reads_per_s"] <= 100 * 1.5  # the flood served at its rate
 
 
 def test_fair_share_times_the_players_moves_in_both_phases(tmp_path: Path) -> None:

@@ -1,0 +1,128 @@
+"""Requests a second per client, over every worker: past the rate, a client's requests wait.
+
+The client's turns (``server.edge.ClientTurns``) keep a flood behind its own requests,
+but it still has the interpreter for eight of them at a time: another player's read took
+about 2.5 times its quiet time under one client reading as fast as it could.  Answering
+the flood's excess with a quick 429 made that worse, not better: a client that does not
+wait as a 429 asks sends requests as fast as they are refused, 4,000 a second here, and
+every one is parsed and answered on the event loop.  So a request past the rate waits
+instead, inside its client's turn: the flood is served at the rate, its other requests
+are parked, and a client that bursts is slowed down, never refused.
+
+The count is a sliding window of one second, kept in shared memory as the connection
+cap's is (:class:`server.connections.ClientCounts`): each worker counts in rows of its
+own, for this second and the last, so no lock is needed; a client's rate is this second's
+count plus the part of the last second's that the window still covers, summed over the
+workers, the smaller of its two cells.  Two workers admitting a client at the same
+instant may each let in one over the limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from server.connections import client_cells
+from server.edge import Trusted, bucket_of
+from server.metrics import THROTTLE_SECONDS, THROTTLED
+
+__all__ = ["RequestRate", "RequestWindows"]
+
+
+class RequestWindows:
+    """Each client's admitted requests in the current and the last second, per worker.
+
+    ``table[row, parity]`` holds worker ``row``'s counts for the second whose number has
+    that parity, and in its last column the number of that second: a row of an earlier
+    second is stale, counted as nothing, and zeroed by its worker when it next admits."""
+
+    CELLS = 1 << 16
+    """Cells a row (512 KB of ``int64``)."""
+
+    def __init__(self, table: np.ndarray[Any, np.dtype[np.int64]], row: int,
+                 key: bytes) -> None:
+        self.table = table
+        self.row = row
+        self.key = key
+
+    SIZE = 2 * (CELLS + 1)
+    """``int64`` values a worker's rows take."""
+
+    @classmethod
+    def alone(cls) -> RequestWindows:
+        """The windows of a server of one process."""
+        table = np.zeros((1, 2, cls.CELLS + 1), np.int64)
+        table[:, :, cls.CELLS] = -1  # no second counted yet
+        return cls(table, 0, secrets.token_bytes(16))
+
+    @classmethod
+    def shared(cls, buffer: Any, rows: int, row: int, key: bytes) -> RequestWindows:
+        """Worker ``row``'s view of windows in shared memory of ``rows`` rows."""
+        return cls(cls.table_of(buffer, rows), row, key)
+
+    @classmethod
+    def table_of(cls, buffer: Any, rows: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The table in ``buffer`` (``rows * SIZE`` values, a ``multiprocessing``
+        ``RawArray('q', ...)``, say), whose creator marks every second stale (-1)."""
+        return np.frombuffer(buffer, dtype=np.int64).reshape(rows, 2, cls.CELLS + 1)
+
+    def rate(self, cells: tuple[int, int], now: float) -> float:
+        """The admitted requests of the client with these cells in the second up to ``now``."""
+        second = math.floor(now)
+        seconds = self.table[:, :, self.CELLS]
+        this = self.table[:, second % 2, list(cells)] * (seconds[:, second % 2] == second)[:, None]
+        last = (self.table[:, (second - 1) % 2, list(cells)]
+                * (seconds[:, (second - 1) % 2] == second - 1)[:, None])
+        share = 1.0 - (now - second)  # of the last second, still in the window
+        return float(min(this.sum(axis=0) + share * last.sum(axis=0)))
+
+    def admit(self, cells: tuple[int, int], now: float) -> None:
+        second = math.floor(now)
+        mine = self.table[self.row, second % 2]
+        if mine[self.CELLS] != second:  # this row last counted an older second: start it
+            mine[: self.CELLS] = 0
+            mine[self.CELLS] = second
+        mine[list(cells)] += 1
+
+
+class RequestRate:
+    """ASGI middleware: a client (an address; an IPv6 /64) is served ``per_second``
+    requests a second over all the workers; its requests past that wait until the last
+    second's count lets them in, checked every ``poll_s``.  None is refused: a client
+    past its rate is slowed down, and one that ignored a 429 would only send more.
+
+    It runs inside the client's turns (:class:`server.edge.ClientTurns`), so at most a
+    turn's worth of a client's requests wait here and the others are parked on a future,
+    costing nothing.  A trusted proxy's own address is not held to it, as for the turns
+    and the connection cap."""
+
+    def __init__(self, app: ASGIApp, per_second: int, trusted: Trusted,
+                 windows: RequestWindows, poll_s: float = 0.05,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.app = app
+        self.per_second = per_second
+        self.trusted = trusted
+        self.windows = windows
+        self.poll_s = poll_s
+        self.clock = clock  # the workers' common clock: a second is the same in each
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        client = scope.get("client")
+        if (scope["type"] == "http" and self.per_second and client is not None
+                and client[0] not in self.trusted):
+            cells = client_cells(bucket_of(client[0]), self.windows.key, self.windows.CELLS)
+            if self.windows.rate(cells, self.clock()) >= self.per_second:
+                THROTTLED.inc()
+                start = time.monotonic()
+                while self.windows.rate(cells, self.clock()) >= self.per_second:
+                    await asyncio.sleep(self.poll_s)
+                THROTTLE_SECONDS.inc(time.monotonic() - start)
+            self.windows.admit(cells, self.clock())
+        await self.app(scope, receive, send)

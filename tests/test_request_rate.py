@@ -1,0 +1,136 @@
+"""Requests a second per client (``server/request_rate.py``): past the rate a client's
+requests wait until the window lets them in, other clients, another IPv6 /64 and a
+trusted proxy pass at once, the window slides, and the count holds over every worker of
+a server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from kaboom.testing import LiveServer
+from server.edge import Trusted
+from server.metrics import THROTTLED
+from server.request_rate import RequestRate, RequestWindows
+
+
+def test_the_window_counts_this_second_and_the_part_of_the_last_it_still_covers() -> None:
+    table = RequestWindows.alone().table
+    first = RequestWindows(table, 0, b"k" * 16)
+    cells = (3, 9)
+    for _ in range(10):
+        first.admit(cells, 100.2)
+    assert first.rate(cells, 100.9) == 10
+    assert first.rate(cells, 101.25) == pytest.approx(7.5)  # 3/4 of the last second left
+    first.admit(cells, 101.25)
+    assert first.rate(cells, 101.5) == pytest.approx(6.0)
+    assert first.rate(cells, 102.5) == pytest.approx(0.5)  # 101's one, half covered
+    assert first.rate(cells, 103.0) == 0  # every counted second is stale
+    assert first.rate((3, 4), 101.5) == 0  # a client sharing one cell is not counted
+
+
+def test_every_worker_counts_in_a_row_of_its_own_and_reads_them_all() -> None:
+    buffer = bytearray(2 * RequestWindows.SIZE * 8)
+    table = RequestWindows.table_of(buffer, 2)
+    table[:, :, RequestWindows.CELLS] = -1
+    one, two = (RequestWindows.shared(buffer, 2, row, b"k" * 16) for row in (0, 1))
+    for _ in range(4):
+        one.admit((1, 2), 50.5)
+    for _ in range(3):
+        two.admit((1, 2), 50.6)
+    assert one.rate((1, 2), 50.7) == two.rate((1, 2), 50.7) == 7
+    two.admit((1, 2), 52.1)  # two starts a new second in its row: its old counts go
+    assert one.rate((1, 2), 52.1) == 1
+
+
+def _scope(host: str) -> dict[str, Any]:
+    return {"type": "http", "method": "GET", "path": "/x", "client": (host, 50000),
+            "query_string": b"", "headers": []}
+
+
+async def _nothing() -> dict[str, Any]:
+    return {"type": "http.request", "body": b""}
+
+
+async def _ignore(message: Any) -> None:
+    return None
+
+
+def test_past_its_rate_a_clients_requests_wait_and_others_pass() -> None:
+    reached: list[str] = []
+    now = [100.0]
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(scope["client"][0])
+
+    async def settle() -> None:
+        await asyncio.sleep(0.02)  # many polls
+
+    async def main() -> None:
+        limit = RequestRate(app, per_second=5, trusted=Trusted("10.0.0.1"),
+                            windows=RequestWindows.alone(), poll_s=0.001,
+                            clock=lambda: now[0])
+        throttled = THROTTLED._value.get()
+        waiting = [asyncio.create_task(limit(_scope(host), _nothing, _ignore))
+                   for host in ["192.0.2.7"] * 8 + ["2001:db8::1"] * 6]
+        await settle()
+        assert reached.count("192.0.2.7") == 5 and reached.count("2001:db8::1") == 5
+        for host in ("198.51.100.1", *["10.0.0.1"] * 20, "2001:db8:0:1::1"):
+            await limit(_scope(host), _nothing, _ignore)  # each passes at once
+        assert len(reached) == 32
+        now[0] = 101.0  # the last second's five fill the window still
+        await settle()
+        assert len(reached) == 32
+        now[0] = 101.25  # 3.75 of them left in it: room for two more of each client
+        await settle()
+        assert reached.count("192.0.2.7") == 7 and reached.count("2001:db8::1") == 6
+        now[0] = 101.5  # 2 + 2.5: one more
+        await asyncio.gather(*waiting)
+        assert reached.count("192.0.2.7") == 8
+        assert THROTTLED._value.get() - throttled == 4
+
+    asyncio.run(main())
+
+
+def _health(port: int) -> tuple[float, int]:
+    """``/api/health`` from 127.0.0.2 on a new connection (so the kernel may pick either
+    worker): when it was answered, and the answering worker's pid."""
+    with socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0),
+                                  timeout=30) as sock:
+        sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    assert head.split()[1] == b"200", head
+    return time.monotonic(), int(json.loads(body)["worker"])
+
+
+def test_a_clients_rate_holds_over_every_worker(tmp_path: Path) -> None:
+    """Counted in each process, a client would have the rate once a worker."""
+    with LiveServer(tmp_path / "rate.db", workers=2, requests_per_second=20,
+                    connections_per_client=0) as server:
+        for _ in range(5):  # until the kernel spread them over both workers
+            time.sleep(2.1)  # the last run's requests out of the window
+            start = time.monotonic()
+            with ThreadPoolExecutor(8) as pool:
+                answers = list(pool.map(lambda _: _health(server.port), range(40)))
+            if len({worker for _, worker in answers}) == 2:
+                break
+        assert len({worker for _, worker in answers}) == 2, "one worker five times running"
+        # 20 come in at once, the other 20 as the last second's count lets them in: the
+        # last no sooner than 0.95 s on.  Counted in each worker, all 40 came at once.
+        times = sorted(t - start for t, _ in answers)
+        assert times[19] < 0.5 and 0.9 < times[39] < 3.0, times
+        scrape = httpx.get(f"{server.url}/api/metrics", timeout=10).text
+        throttled = sum(float(line.split()[-1]) for line in scrape.splitlines()
+                        if line.startswith("kaboom_throttled_requests_total"))
+        assert 0 < throttled <= 20  # one that came after the count fell did not wait
