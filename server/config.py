@@ -47,7 +47,8 @@ class Settings(BaseSettings):
     server's worker processes; more are refused with a 429 (0 turns the cap off).  A
     trusted proxy's connections (``FORWARDED_ALLOW_IPS``) are not counted: it limits its
     own clients.  Browsers open at most six to a server, so 64 leaves room for a network
-    behind one address."""
+    behind one address.  It also bounds the client's requests waiting their turn in a
+    process: past it, a request is answered 429 at once."""
     requests_per_client: int = Field(default=8, ge=0)
     """Requests of one client (IP address; an IPv6 /64) a process works on at once; the
     client's others wait their turn, so that one client's flood of requests queues behind

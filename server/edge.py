@@ -319,12 +319,20 @@ class ClientTurns:
     a solver thread, so one client holds at most ``per_client`` of the solver's queue
     (``KABOOM_QUEUED_TOTAL``, 64) and cannot make it refuse everyone else.  A trusted
     proxy's own address (a request it did not say the client of) is not held to it, as
-    the connection guard does not count its connections."""
+    the connection guard does not count its connections.
 
-    def __init__(self, app: ASGIApp, per_client: int, trusted: Trusted) -> None:
+    A request stays in the line when its client closes the connection (the server learns
+    of it only when it answers), so a client that sends a request and hangs up, again and
+    again, would grow the line without end.  A client whose line holds ``max_waiting``
+    requests is answered 429 at once: one waiting honestly has a connection for each of
+    its requests, and no more connections than the cap on them (0: no bound)."""
+
+    def __init__(self, app: ASGIApp, per_client: int, trusted: Trusted,
+                 max_waiting: int = 0) -> None:
         self.app = app
         self.per_client = per_client
         self.trusted = trusted
+        self.max_waiting = max_waiting
         self.turns: dict[str, _Turns] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -334,6 +342,11 @@ class ClientTurns:
             await self.app(scope, receive, send)
             return
         key = bucket_of(client[0])
+        line = self.turns.get(key)
+        if self.max_waiting and line is not None and len(line.waiting) >= self.max_waiting:
+            await _error(429, f"{len(line.waiting)} requests from {key} are waiting already:"
+                         " try again in 1 s", {"Retry-After": "1"})(scope, receive, send)
+            return
         await self._take(key)
         released = False
 

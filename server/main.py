@@ -120,7 +120,7 @@ def create_app(settings: Settings | None = None,
     app.add_middleware(RequestRate, per_second=settings.requests_per_second,
                        trusted=trusted_proxies(), windows=windows or RequestWindows.alone())
     app.add_middleware(ClientTurns, per_client=settings.requests_per_client,
-                       trusted=trusted_proxies())
+                       trusted=trusted_proxies(), max_waiting=settings.connections_per_client)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestMetrics)
     app.add_exception_handler(RequestValidationError, validation_error)

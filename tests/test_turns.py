@@ -5,6 +5,7 @@ long poll gives its turn back while it waits."""
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import time
 from pathlib import Path
@@ -150,3 +151,53 @@ def test_a_spectators_long_poll_holds_up_none_of_its_reads(tmp_path: Path) -> No
                 done.append("read")
         poller.join()
         assert done == ["read", "read", "read", "poll 200"]
+
+
+def test_a_client_whose_line_is_full_is_answered_429_at_once() -> None:
+    async def main() -> None:
+        app = _App()
+        turns = ClientTurns(app, per_client=1, trusted=Trusted(""), max_waiting=2)
+        tasks = [_start(turns, _scope(f"/a{i}", "203.0.113.7")) for i in range(3)]
+        await _settle()
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        await turns(_scope("/a3", "203.0.113.7"), _nothing, send)  # two wait already
+        assert sent[0]["status"] == 429 and (b"retry-after", b"1") in sent[0]["headers"]
+        assert b"2 requests from 203.0.113.7 are waiting already" in sent[1]["body"]
+        app.end("/a0")
+        await _settle()
+        fourth = _start(turns, _scope("/a4", "203.0.113.7"))  # one waits now: room
+        for name in ("/a1", "/a2", "/a4"):
+            app.end(name)
+        await asyncio.gather(*tasks, fourth)
+        assert app.started == ["/a0", "/a1", "/a2", "/a4"] and turns.turns == {}
+
+    asyncio.run(main())
+
+
+def test_requests_whose_client_hung_up_cannot_grow_its_line(tmp_path: Path) -> None:
+    """A request stays in line after its connection closes; a client sending requests and
+    hanging up at once would grow the line without end, and its next request would wait
+    behind all of them (at 20 a second, 200 of them took 9 s)."""
+    with LiveServer(tmp_path / "line.db", requests_per_second=20,
+                    connections_per_client=8) as server:
+        for _ in range(200):
+            with socket.create_connection(("127.0.0.1", server.port),
+                                          source_address=("127.0.0.2", 0)) as sock:
+                sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+
+        def fresh() -> bytes:
+            with socket.create_connection(("127.0.0.1", server.port),
+                                          source_address=("127.0.0.2", 0), timeout=30) as sock:
+                sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close"
+                             b"\r\n\r\n")
+                return sock.recv(100).split(b"\r\n")[0]
+
+        start = time.monotonic()
+        assert fresh() == b"HTTP/1.1 429 Too Many Requests"
+        assert time.monotonic() - start < 1.0  # at once, not behind 200
+        time.sleep(1.5)  # the eight left in line are served at 20 a second
+        assert fresh() == b"HTTP/1.1 200 OK"
