@@ -119,6 +119,21 @@ def test_a_postgresql_store_is_dumped_by_pg_dump_and_restores(tmp_path: Path,
         assert not (tmp_path / "other.dump.partial").exists()
 
 
+def _files_of_every_kind(folder: Path) -> None:
+    """A Kaboom store (``live.db``), a file that is not a database, and a database that is
+    not Kaboom's."""
+    open_store(str(folder / "live.db")).close()
+    (folder / "text.db").write_text("not a database, but long enough to look like one" * 9)
+    other = sqlite3.connect(folder / "other.db")
+    other.execute("CREATE TABLE notes (body TEXT)")
+    other.commit()
+    other.close()
+
+
+def _contents(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
 @pytest.mark.parametrize(("source", "target", "says"), [
     ("missing.db", "new.db", "missing.db is not a SQLite file"),
     ("text.db", "new.db", "file is not a database"),
@@ -128,20 +143,13 @@ def test_a_postgresql_store_is_dumped_by_pg_dump_and_restores(tmp_path: Path,
 def test_a_backup_that_cannot_be_made_says_why_and_writes_nothing(
     tmp_path: Path, source: str, target: str, says: str
 ) -> None:
-    open_store(str(tmp_path / "live.db")).close()
-    (tmp_path / "text.db").write_text("not a database, but long enough to look like one" * 9)
-    other = sqlite3.connect(tmp_path / "other.db")
-    other.execute("CREATE TABLE notes (body TEXT)")
-    other.close()
+    _files_of_every_kind(tmp_path)
     (tmp_path / "taken.db").write_text("keep me")
-    before = sorted(p.name for p in tmp_path.iterdir())
-    url = source if "://" in source else str(tmp_path / source)
-    done = _backup(str(tmp_path / target), "--db", url)
+    before = _contents(tmp_path)
+    done = _backup(str(tmp_path / target), "--db", str(tmp_path / source))
     assert done.returncode == 2 and done.stdout == ""
     assert says in done.stderr and done.stderr.count("\n") == 1, done.stderr
-    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(("-wal", "-shm"))
-                  ) == before
-    assert (tmp_path / "taken.db").read_text() == "keep me"
+    assert _contents(tmp_path) == before
 
 
 def _restore(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -217,24 +225,18 @@ def test_a_restore_puts_the_backup_back_and_keeps_the_store_it_replaced(tmp_path
 def test_a_restore_that_cannot_be_made_says_why_and_changes_nothing(
     tmp_path: Path, source: str, store: str, says: str
 ) -> None:
-    live = open_store(str(tmp_path / "live.db"))
-    live.close()
+    _files_of_every_kind(tmp_path)
     assert _backup(str(tmp_path / "copy.db"), "--db", str(tmp_path / "live.db")
                    ).returncode == 0
-    (tmp_path / "text.db").write_text("not a database, but long enough to look like one" * 9)
-    other = sqlite3.connect(tmp_path / "other.db")
-    other.execute("CREATE TABLE notes (body TEXT)")
-    other.commit()
-    other.close()
     newer = sqlite3.connect(tmp_path / "newer.db")
     newer.executescript("CREATE TABLE games (id TEXT); CREATE TABLE schema_version (version"
                         " INTEGER); INSERT INTO schema_version VALUES (999);")
     newer.close()
-    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    before = _contents(tmp_path)
     done = _restore(str(tmp_path / source), "--db", str(tmp_path / store))
     assert done.returncode == 2 and done.stdout == ""
     assert says in done.stderr and done.stderr.count("\n") == 1, done.stderr
-    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert _contents(tmp_path) == before
 
 
 def test_a_backup_of_a_stopped_store_leaves_nothing_beside_it(tmp_path: Path) -> None:
