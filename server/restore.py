@@ -168,7 +168,8 @@ def _restore_postgres(source: Path, url: str, keep: bool) -> tuple[int, Path | N
         with psycopg.connect(url, connect_timeout=10, autocommit=True) as db:
             others, has_games = db.execute(
                 "SELECT (SELECT count(*) FROM pg_stat_activity WHERE datname ="
-                " current_database() AND pid <> pg_backend_pid()),"
+                " current_database() AND pid <> pg_backend_pid()"
+                " AND backend_type = 'client backend'),"  # not autovacuum's
                 " to_regclass('public.games') IS NOT NULL").fetchone() or (0, False)
     except psycopg.Error as exc:
         raise BackupError(f"cannot reach {url}: {exc}") from exc
