@@ -115,8 +115,8 @@ def create_app(settings: Settings | None = None,
     # The last added is the outermost: headers on every answer, including the guard's
     # refusals, and every answer counted.
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
-    # A request past its client's rate waits its turn to be refused, as any other of the
-    # client's requests: refused at once, a flood would cycle faster than it could read.
+    # The rate inside the turns: a request waiting for its client's rate holds a turn, so
+    # at most a turn's worth of a client's requests poll the window, the others parked.
     app.add_middleware(RequestRate, per_second=settings.requests_per_second,
                        trusted=trusted_proxies(), windows=windows or RequestWindows.alone())
     app.add_middleware(ClientTurns, per_client=settings.requests_per_client,

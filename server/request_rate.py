@@ -46,14 +46,14 @@ class RequestWindows:
     CELLS = 1 << 16
     """Cells a row (512 KB of ``int64``)."""
 
+    SIZE = 2 * (CELLS + 1)
+    """``int64`` values a worker's rows take."""
+
     def __init__(self, table: np.ndarray[Any, np.dtype[np.int64]], row: int,
                  key: bytes) -> None:
         self.table = table
         self.row = row
         self.key = key
-
-    SIZE = 2 * (CELLS + 1)
-    """``int64`` values a worker's rows take."""
 
     @classmethod
     def alone(cls) -> RequestWindows:
