@@ -321,9 +321,9 @@ class ClientTurns:
     proxy's own address (a request it did not say the client of) is not held to it, as
     the connection guard does not count its connections.
 
-    A request stays in the line when its client closes the connection (the server learns
-    of it only when it answers), so a client that sends a request and hangs up, again and
-    again, would grow the line without end.  A client whose line holds ``max_waiting``
+    A waiting request listens for its client's hang-up and leaves the line when it comes:
+    a client that sends requests and hangs up, again and again, would otherwise grow the
+    line without end.  As a bound besides, a client whose line holds ``max_waiting``
     requests is answered 429 at once: one waiting honestly has a connection for each of
     its requests, and no more connections than the cap on them (0: no bound)."""
 
@@ -347,7 +347,9 @@ class ClientTurns:
             await _error(429, f"{len(line.waiting)} requests from {key} are waiting already:"
                          " try again in 1 s", {"Retry-After": "1"})(scope, receive, send)
             return
-        await self._take(key)
+        receive_in_turn = await self._take(key, receive)
+        if receive_in_turn is None:
+            return  # the client hung up while it waited: no one to answer
         released = False
 
         def release() -> None:
@@ -358,25 +360,44 @@ class ClientTurns:
 
         scope[RELEASE_TURN] = release
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive_in_turn, send)
         finally:
             release()
 
-    async def _take(self, key: str) -> None:
+    async def _take(self, key: str, receive: Receive) -> Receive | None:
+        """Takes a turn of ``key``'s, waiting for it if need be; the ``receive`` the app is
+        to use then, or None if the client hung up while it waited.  A waiting request
+        reads its body (when it came in one piece) and then listens for the client's
+        hang-up, so that a request whose client is gone leaves the line at once; what it
+        read is handed to the app in order."""
         turns = self.turns.setdefault(key, _Turns())
         if turns.running < self.per_client:
             turns.running += 1
-            return
+            return receive
         turn = asyncio.get_running_loop().create_future()
         turns.waiting.append(turn)
+        read: list[asyncio.Future[Message]] = [asyncio.ensure_future(receive())]
         try:
+            await asyncio.wait({turn, read[0]}, return_when=asyncio.FIRST_COMPLETED)
+            first = None if turn.done() else read[0].result()
+            # After a whole body the next message is the client's hang-up (a body still
+            # coming is not read ahead: it would be held here, unchecked by the guard).
+            if first is not None and not _gone(first) and not first.get("more_body"):
+                read.append(asyncio.ensure_future(receive()))
+                await asyncio.wait({turn, read[1]}, return_when=asyncio.FIRST_COMPLETED)
+            if not turn.done() and any(_gone(r.result()) for r in read if r.done()):
+                turns.waiting.remove(turn)
+                return None
             await turn  # handed over by _give_back, running already counted
         except asyncio.CancelledError:
+            for pending in read:
+                pending.cancel()
             if turn.done() and not turn.cancelled():
                 self._give_back(key)  # handed over just as the request was cancelled
             else:
                 turns.waiting.remove(turn)
             raise
+        return _replaying(read, receive)
 
     def _give_back(self, key: str) -> None:
         turns = self.turns[key]
@@ -388,6 +409,22 @@ class ClientTurns:
         turns.running -= 1
         if not turns.running:
             del self.turns[key]
+
+
+def _gone(message: Message) -> bool:
+    return message.get("type") == "http.disconnect"
+
+
+def _replaying(read: list[asyncio.Future[Message]], receive: Receive) -> Receive:
+    """``receive`` after the messages ``read`` (some perhaps still coming), in order."""
+    if not read:
+        return receive
+    ahead = deque(read)
+
+    async def replay() -> Message:
+        return await ahead.popleft() if ahead else await receive()
+
+    return replay
 
 
 def bucket_of(host: str) -> str:
