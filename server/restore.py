@@ -131,6 +131,8 @@ def _tidy(path: Path) -> None:
 
 def _restore_sqlite(source: Path, db: str, keep: bool) -> tuple[int, Path | None]:
     path = sqlite_path(db)
+    if path.exists() and source.exists() and path.samefile(source):
+        raise BackupError(f"{source} is the store itself: name a backup")
     copy = _check_sqlite_backup(source)
     try:
         existed = path.is_file() and path.stat().st_size > 0

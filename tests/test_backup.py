@@ -221,6 +221,7 @@ def test_a_restore_puts_the_backup_back_and_keeps_the_store_it_replaced(tmp_path
     ("other.db", "live.db", "other.db is not a Kaboom store"),
     ("newer.db", "live.db", "written by a newer Kaboom"),
     ("copy.db", "other.db", "other.db is not a Kaboom store"),
+    ("live.db", "live.db", "live.db is the store itself"),
 ])
 def test_a_restore_that_cannot_be_made_says_why_and_changes_nothing(
     tmp_path: Path, source: str, store: str, says: str
