@@ -33,7 +33,7 @@ from server.errors import (
     ServerFullError,
     StoreUnavailableError,
 )
-from server.metrics import RequestMetrics
+from server.metrics import RequestMetrics, sample_process_forever
 from server.openapi import KaboomApp
 from server.request_rate import RequestRate, RequestWindows
 from server.routes import api
@@ -87,9 +87,11 @@ def create_app(settings: Settings | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        task = asyncio.create_task(expire_forever()) if settings.expiry_interval_s > 0 else None
+        tasks = [asyncio.create_task(sample_process_forever())]
+        if settings.expiry_interval_s > 0:
+            tasks.append(asyncio.create_task(expire_forever()))
         yield
-        if task is not None:
+        for task in tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

@@ -13,6 +13,7 @@ counts of a worker that died stay in the totals.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 
@@ -49,8 +50,12 @@ __all__ = [
     "STORE_RACES",
     "THROTTLED",
     "THROTTLE_SECONDS",
+    "WORKER_CPU",
+    "WORKER_MEMORY",
     "RequestMetrics",
     "exposition",
+    "sample_process",
+    "sample_process_forever",
     "worker_gone",
 ]
 
@@ -138,6 +143,16 @@ CONNECTION_REFUSALS = Counter(
     " nothing in time), client_cap (429), process_cap (503).", ["reason"],
 )
 
+WORKER_MEMORY = Gauge(
+    "kaboom_worker_resident_memory_bytes",
+    "Resident memory of each server process, labelled by pid (sampled every few seconds).",
+    multiprocess_mode="liveall",
+)
+WORKER_CPU = Gauge(
+    "kaboom_worker_cpu_seconds",
+    "CPU time each server process has used, labelled by pid (sampled every few seconds).",
+    multiprocess_mode="liveall",
+)
 BUILD_INFO = Gauge(
     "kaboom_build_info", "1, labelled with the server's version.", ["version"],
     multiprocess_mode="max",
@@ -162,6 +177,33 @@ def worker_gone(pid: int) -> None:
     """Drops a dead worker's gauges (its connections are closed); its counts stay."""
     if os.environ.get(MULTIPROCESS_DIR):
         multiprocess.mark_process_dead(pid)
+
+
+SAMPLE_EVERY_S = 5.0
+"""How often a process writes down its memory and CPU time."""
+
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+
+
+def sample_process() -> None:
+    """This process's resident memory and CPU time into the gauges.  prometheus-client's
+    own ``process_*`` series exist only in one process; with workers, each writes its own
+    here, so a scrape shows every worker's, labelled by pid."""
+    times = os.times()
+    WORKER_CPU.set(times.user + times.system)
+    try:
+        with open("/proc/self/statm") as statm:
+            WORKER_MEMORY.set(int(statm.read().split()[1]) * _PAGE_BYTES)
+    except OSError:  # not Linux: the peak instead
+        import resource
+
+        WORKER_MEMORY.set(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+
+
+async def sample_process_forever() -> None:
+    while True:
+        sample_process()
+        await asyncio.sleep(SAMPLE_EVERY_S)
 
 
 def _route_of(scope: Scope) -> str:

@@ -64,6 +64,7 @@ def test_requests_are_counted_by_route_template_and_status(client: PlayerClient)
     client.get("/no/such/page")
     client.get(f"/api/games/{'x' * 10}")  # no such game: the route's template, a 404
     after = _read(client)
+    assert _value(after, "kaboom_worker_resident_memory_bytes") > 20e6  # one process: no pid
 
     def grew(name: str, **labels: str) -> float:
         return _value(after, name, **labels) - _value(before, name, **labels)
@@ -272,7 +273,8 @@ def _health(server: LiveServer) -> dict[str, Any]:
 def test_any_worker_answers_for_all_of_them(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """With ``--workers 2`` a scrape reaches one worker, and must count the games every
-    worker made, a killed worker's too; the folder they count in goes with the server."""
+    worker made, a killed worker's too, and show each live worker's memory and CPU time;
+    the folder they count in goes with the server."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))  # where the server makes its folder
@@ -288,6 +290,10 @@ def test_any_worker_answers_for_all_of_them(tmp_path: Path,
             assert _value(samples, "kaboom_http_requests_total", method="POST",
                           route="/api/games", status="201") == 10
             assert _value(samples, "kaboom_connections_open") >= 1  # the scrape's own
+            for pid in workers:  # each worker's own memory and CPU time, by pid
+                assert _value(samples, "kaboom_worker_resident_memory_bytes",
+                              pid=str(pid)) > 20e6
+                assert _value(samples, "kaboom_worker_cpu_seconds", pid=str(pid)) > 0
         killed = workers.pop()
         os.kill(killed, signal.SIGKILL)  # the parent starts another
         deadline = time.monotonic() + 30
@@ -295,7 +301,11 @@ def test_any_worker_answers_for_all_of_them(tmp_path: Path,
             time.sleep(0.1)  # until the new worker answers
         new_game(server.url)
         for _ in range(8):
-            assert _value(_read(server.url), "kaboom_games_created_total") == 11
+            samples = _read(server.url)
+            assert _value(samples, "kaboom_games_created_total") == 11
+            pids = {dict(labels)["pid"] for name, labels in samples
+                    if name == "kaboom_worker_resident_memory_bytes"}
+            assert len(pids) == 2 and str(killed) not in pids  # the dead worker's went
         assert [p.name[:15] for p in scratch.iterdir()] == ["kaboom-metrics-"]
     assert list(scratch.iterdir()) == []
 
