@@ -389,7 +389,7 @@ class ClientTurns:
                 turns.waiting.remove(turn)
                 return None
             await turn  # handed over by _give_back, running already counted
-        except asyncio.CancelledError:
+        except BaseException:  # cancelled, or the server's receive failed: no turn kept
             for pending in read:
                 pending.cancel()
             if turn.done() and not turn.cancelled():

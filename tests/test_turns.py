@@ -245,3 +245,27 @@ def test_a_request_whose_client_hung_up_leaves_the_line(tmp_path: Path) -> None:
             assert sock.recv(100).split(b"\r\n")[0] == b"HTTP/1.1 200 OK"
         # behind at most the eight that held turns when they hung up, served at 20 a second
         assert time.monotonic() - start < 2.0
+
+
+def test_a_waiting_request_whose_receive_fails_keeps_no_place_in_line() -> None:
+    async def broken() -> dict[str, Any]:
+        raise RuntimeError("the server's receive failed")
+
+    async def main() -> None:
+        app = _App()
+        turns = ClientTurns(app, per_client=1, trusted=Trusted(""))
+        first = _start(turns, _scope("/a0", "203.0.113.7"))
+        await _settle()
+        failed = asyncio.create_task(turns(_scope("/a1", "203.0.113.7"), broken, _ignore))
+        await _settle()
+        assert isinstance(failed.exception(), RuntimeError)
+        third = _start(turns, _scope("/a2", "203.0.113.7"))
+        await _settle()
+        app.end("/a0")
+        await _settle()
+        assert app.started == ["/a0", "/a2"]  # the turn went on past the failed one
+        app.end("/a2")
+        await asyncio.gather(first, third)
+        assert turns.turns == {}
+
+    asyncio.run(main())
