@@ -36,6 +36,7 @@ __all__ = [
     "CreateLimiter",
     "SecurityHeaders",
     "Trusted",
+    "held_client",
     "validation_error",
 ]
 
@@ -302,6 +303,15 @@ class _Turns:
     waiting: deque[asyncio.Future[None]] = field(default_factory=deque)
 
 
+def held_client(scope: Scope, trusted: Trusted) -> str | None:
+    """The client a per-client limit holds this request to (its address's bucket), or
+    None: not an HTTP request, no address, or a trusted proxy's own request."""
+    client = scope.get("client")
+    if scope["type"] != "http" or client is None or client[0] in trusted:
+        return None
+    return bucket_of(client[0])
+
+
 RELEASE_TURN = "kaboom.release_turn"
 """The scope key of a function that gives a request's turn back early: a long poll calls
 it before it waits, so a spectator's open polls never hold up its other requests."""
@@ -336,12 +346,10 @@ class ClientTurns:
         self.turns: dict[str, _Turns] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        client = scope.get("client")
-        if (scope["type"] != "http" or not self.per_client or client is None
-                or client[0] in self.trusted):
+        key = held_client(scope, self.trusted) if self.per_client else None
+        if key is None:
             await self.app(scope, receive, send)
             return
-        key = bucket_of(client[0])
         line = self.turns.get(key)
         if self.max_waiting and line is not None and len(line.waiting) >= self.max_waiting:
             await _error(429, f"{len(line.waiting)} requests from {key} are waiting already:"

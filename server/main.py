@@ -119,10 +119,11 @@ def create_app(settings: Settings | None = None,
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
     # The rate inside the turns: a request waiting for its client's rate holds a turn, so
     # at most a turn's worth of a client's requests poll the window, the others parked.
+    trusted = trusted_proxies()
     app.add_middleware(RequestRate, per_second=settings.requests_per_second,
-                       trusted=trusted_proxies(), windows=windows or RequestWindows.alone())
+                       trusted=trusted, windows=windows or RequestWindows.alone())
     app.add_middleware(ClientTurns, per_client=settings.requests_per_client,
-                       trusted=trusted_proxies(), max_waiting=settings.connections_per_client)
+                       trusted=trusted, max_waiting=settings.connections_per_client)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestMetrics)
     app.add_exception_handler(RequestValidationError, validation_error)

@@ -30,7 +30,7 @@ import numpy as np
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.connections import client_cells
-from server.edge import Trusted, bucket_of
+from server.edge import Trusted, held_client
 from server.metrics import THROTTLE_SECONDS, THROTTLED
 
 __all__ = ["RequestRate", "RequestWindows"]
@@ -58,9 +58,14 @@ class RequestWindows:
     @classmethod
     def alone(cls) -> RequestWindows:
         """The windows of a server of one process."""
-        table = np.zeros((1, 2, cls.CELLS + 1), np.int64)
-        table[:, :, cls.CELLS] = -1  # no second counted yet
-        return cls(table, 0, secrets.token_bytes(16))
+        return cls(cls.blank(bytearray(cls.SIZE * 8), 1), 0, secrets.token_bytes(16))
+
+    @classmethod
+    def blank(cls, buffer: Any, rows: int) -> np.ndarray[Any, np.dtype[np.int64]]:
+        """The table in a new ``buffer`` (:meth:`table_of`), no second counted yet."""
+        table = cls.table_of(buffer, rows)
+        table[:, :, cls.CELLS] = -1
+        return table
 
     @classmethod
     def shared(cls, buffer: Any, rows: int, row: int, key: bytes) -> RequestWindows:
@@ -70,7 +75,7 @@ class RequestWindows:
     @classmethod
     def table_of(cls, buffer: Any, rows: int) -> np.ndarray[Any, np.dtype[np.int64]]:
         """The table in ``buffer`` (``rows * SIZE`` values, a ``multiprocessing``
-        ``RawArray('q', ...)``, say), whose creator marks every second stale (-1)."""
+        ``RawArray('q', ...)``, say), which :meth:`blank` made."""
         return np.frombuffer(buffer, dtype=np.int64).reshape(rows, 2, cls.CELLS + 1)
 
     def rate(self, cells: tuple[int, int], now: float) -> float:
@@ -114,10 +119,9 @@ class RequestRate:
         self.clock = clock  # the workers' common clock: a second is the same in each
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        client = scope.get("client")
-        if (scope["type"] == "http" and self.per_second and client is not None
-                and client[0] not in self.trusted):
-            cells = client_cells(bucket_of(client[0]), self.windows.key, self.windows.CELLS)
+        key = held_client(scope, self.trusted) if self.per_second else None
+        if key is not None:
+            cells = client_cells(key, self.windows.key, self.windows.CELLS)
             if self.windows.rate(cells, self.clock()) >= self.per_second:
                 THROTTLED.inc()
                 start = time.monotonic()

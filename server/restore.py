@@ -52,6 +52,10 @@ def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
 def _check_sqlite_backup(source: Path) -> sqlite3.Connection:
     """An open, read-only connection to the backup ``source``, once it proves to be a
     whole Kaboom store that this version can serve."""
@@ -62,8 +66,7 @@ def _check_sqlite_backup(source: Path) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise BackupError(f"cannot open {source}: {exc}") from exc
     try:
-        tables = {row[0] for row in copy.execute("SELECT name FROM sqlite_master"
-                                                 " WHERE type='table'")}
+        tables = _tables(copy)
         if "games" not in tables:
             raise BackupError(f"{source} is not a Kaboom store (it has no games table)")
         check = copy.execute("PRAGMA integrity_check").fetchone()[0]
@@ -94,8 +97,7 @@ def _lock_sqlite_store(path: Path) -> sqlite3.Connection:
     try:
         store.execute("PRAGMA locking_mode=EXCLUSIVE")  # keep every lock taken until close
         store.execute("BEGIN EXCLUSIVE")
-        tables = {row[0] for row in store.execute("SELECT name FROM sqlite_master"
-                                                  " WHERE type='table'")}
+        tables = _tables(store)
         store.execute("COMMIT")
         if tables and "games" not in tables:
             raise BackupError(f"{path} is not a Kaboom store (it has no games table): not"

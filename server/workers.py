@@ -37,8 +37,9 @@ from server.connections import ClientCounts
 from server.metrics import MULTIPROCESS_DIR, worker_gone
 from server.request_rate import RequestWindows
 
-_Counts = tuple[Any, int, int, bytes]
-_Windows = tuple[Any, int, int, bytes]
+_Shared = tuple[Any, int, int, bytes]
+"""A worker's part of a table in shared memory: the buffer, its rows, the worker's row,
+and the run's hash key."""
 """The shared table of clients' connections, its rows, the worker's row, the hash key."""
 
 __all__ = ["serve"]
@@ -70,8 +71,8 @@ def _die_with_parent() -> None:
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Counts,
-            windows: _Windows) -> None:
+def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Shared,
+            windows: _Shared) -> None:
     import uvicorn
 
     from server.config import Settings
@@ -128,7 +129,7 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
     key = secrets.token_bytes(16)
     # And its requests of the last second (server.request_rate.RequestWindows).
     windows = context.RawArray("q", workers * RequestWindows.SIZE)
-    RequestWindows.table_of(windows, workers)[:, :, RequestWindows.CELLS] = -1
+    RequestWindows.blank(windows, workers)
 
     def start(row: int, first: bool) -> tuple[BaseProcess, Event, bool]:
         ClientCounts.table_of(table, workers)[row] = 0  # a dead worker's connections are gone

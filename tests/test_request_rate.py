@@ -39,8 +39,7 @@ def test_the_window_counts_this_second_and_the_part_of_the_last_it_still_covers(
 
 def test_every_worker_counts_in_a_row_of_its_own_and_reads_them_all() -> None:
     buffer = bytearray(2 * RequestWindows.SIZE * 8)
-    table = RequestWindows.table_of(buffer, 2)
-    table[:, :, RequestWindows.CELLS] = -1
+    RequestWindows.blank(buffer, 2)
     one, two = (RequestWindows.shared(buffer, 2, row, b"k" * 16) for row in (0, 1))
     for _ in range(4):
         one.admit((1, 2), 50.5)
