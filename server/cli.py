@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+from pathlib import Path
 
 from solver.bench.args import seconds
 
@@ -57,6 +59,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="uvicorn's log level (default warning)")
 
 
+def fresh_metrics_folder() -> None:
+    """Makes an operator's ``PROMETHEUS_MULTIPROC_DIR`` if it is missing, and deletes the
+    counts an earlier run left in it (prometheus-client asks for the folder to be wiped
+    before each start).  Left, a stopped run's workers stayed in the gauges as if alive,
+    their memory by pid and their open connections, and a replaced version stayed in
+    ``kaboom_build_info``.  Only prometheus-client's own files go (``counter_123.db``,
+    ``gauge_liveall_123.db`` ...).  It must run before :mod:`server.metrics` is imported:
+    that import writes this process's first counts."""
+    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if not folder:
+        return  # ``serve`` makes a folder of its own for its workers
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    for file in path.glob("*.db"):
+        if re.fullmatch(r"(counter|histogram|summary|gauge_[a-z]+)_\d+\.db", file.name):
+            file.unlink(missing_ok=True)
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
     from pydantic import ValidationError
@@ -86,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("kaboom serve: several workers need a shared store, not :memory:")
     if args.workers > 1 and args.port == 0:
         raise SystemExit("kaboom serve: several workers need a fixed --port (each binds it)")
+    fresh_metrics_folder()
     from server.store import StoreOpenError, open_store
     from server.workers import listening_socket, serve
 

@@ -115,6 +115,8 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
     if not os.environ.get(MULTIPROCESS_DIR):
         metrics_dir = tempfile.TemporaryDirectory(prefix="kaboom-metrics-")
         os.environ[MULTIPROCESS_DIR] = metrics_dir.name
+    else:  # the operator's folder: this process counts nothing, and is no live worker
+        worker_gone(os.getpid())
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping

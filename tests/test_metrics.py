@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr, ValidationError
 
 from kaboom.testing import LiveServer, free_port
+from server import VERSION
 from server.admission import Gate
 from server.config import Settings
 from server.game import Game, Rules, Step
@@ -308,6 +309,36 @@ def test_any_worker_answers_for_all_of_them(tmp_path: Path,
             assert len(pids) == 2 and str(killed) not in pids  # the dead worker's went
         assert [p.name[:15] for p in scratch.iterdir()] == ["kaboom-metrics-"]
     assert list(scratch.iterdir()) == []
+
+
+def test_an_operators_metrics_folder_starts_each_run_from_zero(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``PROMETHEUS_MULTIPROC_DIR`` set by the operator the folder outlives a run; the
+    next run must not count the last one's games, nor show its stopped workers as live,
+    and must leave the folder's other files alone.  A folder that is not there is made."""
+    folder = tmp_path / "metrics" / "kaboom"
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(folder))
+    with LiveServer(tmp_path / "live.db", workers=2) as server:
+        for _ in range(3):
+            new_game(server.url)
+        first = {_health(server)["worker"] for _ in range(20)}
+        assert _value(_read(server.url), "kaboom_games_created_total") == 3
+    assert any(folder.glob("counter_*.db"))  # the folder and its counts outlive the run
+    (folder / "notes.txt").write_text("the operator's")
+    with LiveServer(tmp_path / "live.db", workers=2) as server:
+        new_game(server.url)
+        samples = _read(server.url)
+        assert _value(samples, "kaboom_games_created_total") == 1
+        pids = {dict(labels)["pid"] for name, labels in samples
+                if name == "kaboom_worker_resident_memory_bytes"}
+        assert len(pids) == 2 and not pids & {str(pid) for pid in first}
+    assert (folder / "notes.txt").read_text() == "the operator's"
+    # one process in multiprocess mode, too
+    with LiveServer(tmp_path / "live.db") as server:
+        new_game(server.url)
+        samples = _read(server.url)
+        assert _value(samples, "kaboom_games_created_total") == 1
+        assert _value(samples, "kaboom_build_info", version=VERSION) == 1
 
 
 def test_a_real_prometheus_scrapes_every_worker(tmp_path: Path) -> None:
