@@ -38,6 +38,7 @@ __all__ = [
     "Trusted",
     "held_client",
     "validation_error",
+    "wait_listening",
 ]
 
 _EXCERPT = 40
@@ -374,38 +375,25 @@ class ClientTurns:
 
     async def _take(self, key: str, receive: Receive) -> Receive | None:
         """Takes a turn of ``key``'s, waiting for it if need be; the ``receive`` the app is
-        to use then, or None if the client hung up while it waited.  A waiting request
-        reads its body (when it came in one piece) and then listens for the client's
-        hang-up, so that a request whose client is gone leaves the line at once; what it
-        read is handed to the app in order."""
+        to use then, or None if the client hung up while it waited (it leaves the line at
+        once: :func:`wait_listening`)."""
         turns = self.turns.setdefault(key, _Turns())
         if turns.running < self.per_client:
             turns.running += 1
             return receive
-        turn = asyncio.get_running_loop().create_future()
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         turns.waiting.append(turn)
-        read: list[asyncio.Future[Message]] = [asyncio.ensure_future(receive())]
         try:
-            await asyncio.wait({turn, read[0]}, return_when=asyncio.FIRST_COMPLETED)
-            first = None if turn.done() else read[0].result()
-            # After a whole body the next message is the client's hang-up (a body still
-            # coming is not read ahead: it would be held here, unchecked by the guard).
-            if first is not None and not _gone(first) and not first.get("more_body"):
-                read.append(asyncio.ensure_future(receive()))
-                await asyncio.wait({turn, read[1]}, return_when=asyncio.FIRST_COMPLETED)
-            if not turn.done() and any(_gone(r.result()) for r in read if r.done()):
-                turns.waiting.remove(turn)
-                return None
-            await turn  # handed over by _give_back, running already counted
+            receive_in_turn = await wait_listening(turn, receive)
         except BaseException:  # cancelled, or the server's receive failed: no turn kept
-            for pending in read:
-                pending.cancel()
             if turn.done() and not turn.cancelled():
                 self._give_back(key)  # handed over just as the request was cancelled
             else:
                 turns.waiting.remove(turn)
             raise
-        return _replaying(read, receive)
+        if receive_in_turn is None:
+            turns.waiting.remove(turn)
+        return receive_in_turn  # handed over by _give_back, running already counted
 
     def _give_back(self, key: str) -> None:
         turns = self.turns[key]
@@ -417,6 +405,29 @@ class ClientTurns:
         turns.running -= 1
         if not turns.running:
             del self.turns[key]
+
+
+async def wait_listening(waited: asyncio.Future[Any], receive: Receive) -> Receive | None:
+    """Waits for ``waited`` while listening for the client's hang-up: the ``receive`` the
+    app is to use then, or None if the client hung up first (``waited`` is left as it
+    is).  A waiting request reads its body, when it came in one piece, and then listens;
+    what it read is handed to the app in order.  A body still coming is not read ahead:
+    it would be held here, unchecked by the body guard."""
+    read: list[asyncio.Future[Message]] = [asyncio.ensure_future(receive())]
+    try:
+        await asyncio.wait({waited, read[0]}, return_when=asyncio.FIRST_COMPLETED)
+        first = None if waited.done() else read[0].result()
+        if first is not None and not _gone(first) and not first.get("more_body"):
+            read.append(asyncio.ensure_future(receive()))  # after a whole body: the hang-up
+            await asyncio.wait({waited, read[1]}, return_when=asyncio.FIRST_COMPLETED)
+        if not waited.done() and any(_gone(r.result()) for r in read if r.done()):
+            return None
+        await waited
+    except BaseException:
+        for pending in read:
+            pending.cancel()
+        raise
+    return _replaying(read, receive)
 
 
 def _gone(message: Message) -> bool:

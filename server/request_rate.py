@@ -30,7 +30,7 @@ import numpy as np
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from server.connections import client_cells
-from server.edge import Trusted, held_client
+from server.edge import Trusted, held_client, wait_listening
 from server.metrics import THROTTLE_SECONDS, THROTTLED
 
 __all__ = ["RequestRate", "RequestWindows"]
@@ -105,8 +105,10 @@ class RequestRate:
 
     It runs inside the client's turns (:class:`server.edge.ClientTurns`), so at most a
     turn's worth of a client's requests wait here and the others are parked on a future,
-    costing nothing.  A trusted proxy's own address is not held to it, as for the turns
-    and the connection cap."""
+    costing nothing.  A waiting request listens for its client's hang-up, and one whose
+    client is gone leaves without being served or counted, giving back its turn.  A
+    trusted proxy's own address is not held to it, as for the turns and the connection
+    cap."""
 
     def __init__(self, app: ASGIApp, per_second: int, trusted: Trusted,
                  windows: RequestWindows, poll_s: float = 0.05,
@@ -125,8 +127,23 @@ class RequestRate:
             if self.windows.rate(cells, self.clock()) >= self.per_second:
                 THROTTLED.inc()
                 start = time.monotonic()
-                while self.windows.rate(cells, self.clock()) >= self.per_second:
-                    await asyncio.sleep(self.poll_s)
-                THROTTLE_SECONDS.inc(time.monotonic() - start)
-            self.windows.admit(cells, self.clock())
+                allowed = asyncio.ensure_future(self._allowed(cells))
+                try:
+                    listened = await wait_listening(allowed, receive)
+                finally:
+                    allowed.cancel()
+                    THROTTLE_SECONDS.inc(time.monotonic() - start)
+                if listened is None:
+                    return  # the client hung up while it waited: no one to answer
+                receive = listened
+            else:
+                self.windows.admit(cells, self.clock())
         await self.app(scope, receive, send)
+
+    async def _allowed(self, cells: tuple[int, int]) -> None:
+        """Returns once the client's rate has let this request in (counted with no await
+        between the check and the count, so the requests waiting do not all take the
+        same room)."""
+        while self.windows.rate(cells, self.clock()) >= self.per_second:
+            await asyncio.sleep(self.poll_s)
+        self.windows.admit(cells, self.clock())

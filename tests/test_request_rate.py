@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from kaboom.testing import LiveServer
+from server.connections import client_cells
 from server.edge import Trusted
 from server.metrics import THROTTLED
 from server.request_rate import RequestRate, RequestWindows
@@ -95,6 +96,48 @@ def test_past_its_rate_a_clients_requests_wait_and_others_pass() -> None:
         await asyncio.gather(*waiting)
         assert reached.count("192.0.2.7") == 8
         assert THROTTLED._value.get() - throttled == 4
+
+    asyncio.run(main())
+
+
+def test_a_waiting_request_whose_client_hangs_up_leaves_uncounted() -> None:
+    """Past the rate, a request listens for its client: one whose client hangs up is not
+    served and takes no room in the window; one whose client stays gets its body."""
+    reached: list[bytes] = []
+    now = [200.0]
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append((await receive())["body"])
+
+    def client(body: bytes, hangs_up: asyncio.Event) -> Any:
+        messages = [{"type": "http.request", "body": body}]
+
+        async def receive() -> dict[str, Any]:
+            if messages:
+                return messages.pop(0)
+            await hangs_up.wait()
+            return {"type": "http.disconnect"}
+        return receive
+
+    async def main() -> None:
+        windows = RequestWindows.alone()
+        limit = RequestRate(app, per_second=1, trusted=Trusted(""), windows=windows,
+                            poll_s=0.001, clock=lambda: now[0])
+        stays, goes = asyncio.Event(), asyncio.Event()
+        await limit(_scope("192.0.2.9"), client(b"first", stays), _ignore)
+        leaving = asyncio.create_task(limit(_scope("192.0.2.9"), client(b"gone", goes),
+                                            _ignore))
+        staying = asyncio.create_task(limit(_scope("192.0.2.9"), client(b"kept", stays),
+                                            _ignore))
+        await asyncio.sleep(0.02)
+        goes.set()  # its client hangs up while it waits
+        await asyncio.wait_for(leaving, 1)
+        assert reached == [b"first"]
+        now[0] = 202.0  # the window empties: one of the two waiting may go, not both
+        await asyncio.wait_for(staying, 1)
+        assert reached == [b"first", b"kept"]
+        cells = client_cells("192.0.2.9", windows.key, windows.CELLS)
+        assert windows.rate(cells, now[0]) == 1  # the one that left was never counted
 
     asyncio.run(main())
 
