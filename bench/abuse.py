@@ -36,6 +36,7 @@ from bots.base import GameSettings, play_game, think_in_thread
 from bots.http import HttpClient
 from bots.play_cli import PRESETS
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -223,6 +224,7 @@ def main() -> None:
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "abuse.json"))
     args = ap.parse_args()
     load = os.getloadavg()
+    where = machine()  # before the server and its load start
     settings = {"move_budget_s": args.budget, "analysis_budget_s": args.analysis_budget,
                 "sqlite_synchronous": "NORMAL", **NO_CREATION_LIMITS}  # bots make many
     rows = []
@@ -255,7 +257,8 @@ def main() -> None:
               f"{worst[0]:>12} {worst[1]:>7.2f} s {r['rss_peak_mb']:>6.0f} MB")
     out = {"bots": args.bots, "seconds": args.seconds, "budget_s": args.budget,
            "analysis_budget_s": args.analysis_budget, "cpus": os.cpu_count(),
-           "load_at_start": round(load[0], 1), "load_at_end": round(os.getloadavg()[0], 1),
+           "machine": where, "load_at_start": round(load[0], 1),
+           "load_at_end": round(os.getloadavg()[0], 1),
            "phases": rows}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(out, indent=2))

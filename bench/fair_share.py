@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -88,6 +89,7 @@ def main() -> None:
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "fair_share.json"))
     args = ap.parse_args()
     load_before = os.getloadavg()
+    where = machine()
     with tempfile.TemporaryDirectory() as tmp:
         server = LiveServer(Path(tmp) / "fair.db", **NO_CREATION_LIMITS).start()
         try:
@@ -95,7 +97,7 @@ def main() -> None:
         finally:
             server.stop()
     report = {"games": args.games, "seconds": args.seconds, **result,
-              "load_before": load_before, "load_after": os.getloadavg()}
+              "machine": where, "load_before": load_before, "load_after": os.getloadavg()}
     print(f"load {load_before[0]:.2f} before, {report['load_after'][0]:.2f} after")
     Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.json}")

@@ -32,6 +32,7 @@ import httpx
 
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 from server.config import Settings
+from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 _TURNS = Settings.model_fields["requests_per_client"].default
@@ -122,6 +123,7 @@ def main() -> None:
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "read_flood.json"))
     args = ap.parse_args()
     load = os.getloadavg()[0]
+    where = machine()
     results = []
     for _ in range(args.repeat):
         for row in ROWS:
@@ -132,7 +134,7 @@ def main() -> None:
                   f" p50 {f['p50_ms']:6.2f} p99 {f['p99_ms']:6.2f} ms ({f['reads']} reads)"
                   f" | flood {result['flood_reads_per_s']:,} reads/s", flush=True)
     settings = {k: v for k, v in vars(args).items() if k != "json"}
-    out = {"settings": settings, "load_at_start": load, "results": results}
+    out = {"settings": settings, "machine": where, "load_at_start": load, "results": results}
     Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.json}")
 

@@ -32,6 +32,7 @@ import httpx
 
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 from server.config import Settings
+from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 _SHIPPED = Settings.model_fields  # the defaults, whatever KABOOM_* this shell has set
@@ -184,9 +185,10 @@ def main() -> None:
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "slow_clients.json"))
     args = ap.parse_args()
     load = os.getloadavg()[0]
+    where = machine()
     results = run(args.attackers, args.per_attacker, args.seconds, args.fds)
     settings = {k: v for k, v in vars(args).items() if k != "json"}  # not where it was written
-    out = {"settings": settings, "load_at_start": load, "results": results}
+    out = {"settings": settings, "machine": where, "load_at_start": load, "results": results}
     Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.json}")
 
