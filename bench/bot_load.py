@@ -35,6 +35,7 @@ from bots.base import (
 from bots.http import HttpClient
 from bots.play_cli import PRESETS, summarize
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from solver.bench.machine import machine
 from solver.position import Position
 from solver.session import Solver
 
@@ -105,6 +106,7 @@ def main() -> None:
     ap.add_argument("--json", help="write the figures to this file")
     args = ap.parse_args()
 
+    where = machine()
     settings = GameSettings(*PRESETS[args.preset])
     levels = [int(k) for k in args.levels.split(",")]
     pool = ProcessPoolExecutor(args.think_procs) if args.think_procs > 0 else None
@@ -130,7 +132,7 @@ def main() -> None:
         for r in rows:
             r.pop("error_messages", None)
         payload = {"preset": args.preset, "seconds": args.seconds,
-                   "think_procs": args.think_procs, "levels": rows}
+                   "think_procs": args.think_procs, "machine": where, "levels": rows}
         Path(args.json).write_text(json.dumps(payload, indent=2))
 
 

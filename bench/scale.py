@@ -36,6 +36,7 @@ from server.game import Rules
 from server.service import GameService
 from server.store import MemoryStore
 from solver.advisor import decide
+from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -224,6 +225,7 @@ def main() -> None:
     parser.add_argument("--out", default=str(ROOT / "bench/results/scale.json"))
     args = parser.parse_args()
 
+    where = machine()  # before the recording and the servers load it
     print(f"recording {args.games} Expert games…", flush=True)
     games = record_games(args.games)
     print(f"{sum(len(m) for _, m in games)} moves recorded; load {os.getloadavg()}", flush=True)
@@ -260,8 +262,8 @@ def main() -> None:
     summary = summarize(rows)
     for line in summary:
         print(line)
-    Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "rows": rows,
-                                          "summary": summary}, indent=1) + "\n")
+    Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "machine": where,
+                                          "rows": rows, "summary": summary}, indent=1) + "\n")
     print(f"wrote {args.out}")
 
 

@@ -32,7 +32,9 @@ def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
     out = tmp_path / "load.json"
     run_bench("bot_load.py", "--preset", "beginner", "--levels", "1,2", "--seconds", "1.5",
          "--json", str(out))
-    levels = json.loads(out.read_text())["levels"]
+    report = json.loads(out.read_text())
+    _records_its_machine(report)
+    levels = report["levels"]
     assert [lv["k"] for lv in levels] == [1, 2]
     for lv in levels:
         assert lv["games"] >= 1 and lv["moves"] > 0
@@ -108,7 +110,9 @@ def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
     run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--workers", "2",
               "--games", "2", "--out", str(out))
-    rows = json.loads(out.read_text())["rows"]
+    report = json.loads(out.read_text())
+    _records_its_machine(report)
+    rows = report["rows"]
     served = [r for r in rows if "moves_per_s" in r]
     polled = [r for r in rows if r.get("measure") == "cross-process long poll"]
     assert sorted(r["store"] for r in served) == ["postgresql", "sqlite"]
