@@ -78,6 +78,9 @@ class RequestWindows:
         ``RawArray('q', ...)``, say), which :meth:`blank` made."""
         return np.frombuffer(buffer, dtype=np.int64).reshape(rows, 2, cls.CELLS + 1)
 
+    def cells(self, client: str) -> tuple[int, int]:
+        return client_cells(client, self.key, self.CELLS)
+
     def rate(self, cells: tuple[int, int], now: float) -> float:
         """The admitted requests of the client with these cells in the second up to ``now``."""
         second = math.floor(now)
@@ -123,7 +126,7 @@ class RequestRate:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         key = held_client(scope, self.trusted) if self.per_second else None
         if key is not None:
-            cells = client_cells(key, self.windows.key, self.windows.CELLS)
+            cells = self.windows.cells(key)
             if self.windows.rate(cells, self.clock()) >= self.per_second:
                 THROTTLED.inc()
                 start = time.monotonic()

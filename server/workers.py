@@ -40,7 +40,6 @@ from server.request_rate import RequestWindows
 _Shared = tuple[Any, int, int, bytes]
 """A worker's part of a table in shared memory: the buffer, its rows, the worker's row,
 and the run's hash key."""
-"""The shared table of clients' connections, its rows, the worker's row, the hash key."""
 
 __all__ = ["serve"]
 

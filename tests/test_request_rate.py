@@ -17,7 +17,6 @@ import httpx
 import pytest
 
 from kaboom.testing import LiveServer
-from server.connections import client_cells
 from server.edge import Trusted
 from server.metrics import THROTTLED
 from server.request_rate import RequestRate, RequestWindows
@@ -136,7 +135,7 @@ def test_a_waiting_request_whose_client_hangs_up_leaves_uncounted() -> None:
         now[0] = 202.0  # the window empties: one of the two waiting may go, not both
         await asyncio.wait_for(staying, 1)
         assert reached == [b"first", b"kept"]
-        cells = client_cells("192.0.2.9", windows.key, windows.CELLS)
+        cells = windows.cells("192.0.2.9")
         assert windows.rate(cells, now[0]) == 1  # the one that left was never counted
 
     asyncio.run(main())
