@@ -32,8 +32,7 @@ def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
     out = tmp_path / "load.json"
     run_bench("bot_load.py", "--preset", "beginner", "--levels", "1,2", "--seconds", "1.5",
          "--json", str(out))
-    report = json.loads(out.read_text())
-    _records_its_machine(report)
+    report = _report(out)
     levels = report["levels"]
     assert [lv["k"] for lv in levels] == [1, 2]
     for lv in levels:
@@ -42,18 +41,20 @@ def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
         assert lv["wins"] + lv["losses"] <= lv["games"]
 
 
-def _records_its_machine(report: dict[str, Any]) -> None:
-    """A figure is read against its machine: the CPU, the load and the yardstick."""
+def _report(out: Path) -> dict[str, Any]:
+    """A bench's JSON, which must record its machine: a figure is read against the CPU,
+    the load and the yardstick."""
+    report: dict[str, Any] = json.loads(out.read_text())
     where = report["machine"]
     assert where["cores"] >= 1 and where["yardstick_ms"] > 0 and where["load"] >= 0
+    return report
 
 
 def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
     out = tmp_path / "abuse.json"
     run_bench("abuse.py", "--seconds", "1.5", "--bots", "1", "--phases", "baseline,body_1mb",
          "--json", str(out))
-    report = json.loads(out.read_text())
-    _records_its_machine(report)
+    report = _report(out)
     phases = {p["phase"]: p for p in report["phases"]}
     assert phases["baseline"]["gets"] > 0 and phases["baseline"]["bot_requests"] > 0
     body = phases["body_1mb"]
@@ -64,8 +65,7 @@ def test_slow_clients_are_held_to_their_cap_and_the_player_is_served(tmp_path: P
     out = tmp_path / "slow.json"
     run_bench("slow_clients.py", "--attackers", "2", "--per-attacker", "80", "--seconds", "4",
               "--json", str(out))
-    report = json.loads(out.read_text())
-    _records_its_machine(report)
+    report = _report(out)
     results = report["results"]
     guarded, unguarded = results["guarded"]["attacked"], results["unguarded"]["attacked"]
     assert 0 < guarded["attack_connections_peak"] <= 2 * 64
@@ -77,8 +77,7 @@ def test_read_flood_times_the_players_reads_with_and_without_the_limits(tmp_path
     out = tmp_path / "flood.json"
     run_bench("read_flood.py", "--connections", "8", "--seconds", "2", "--repeat", "1",
               "--json", str(out))
-    report = json.loads(out.read_text())
-    _records_its_machine(report)
+    report = _report(out)
     results = report["results"]
     assert [(r["requests_per_client"], r["requests_per_second"]) for r in results] == [
         (8, 100), (8, 0), (0, 0)]
@@ -91,8 +90,7 @@ def test_read_flood_times_the_players_reads_with_and_without_the_limits(tmp_path
 def test_fair_share_times_the_players_moves_in_both_phases(tmp_path: Path) -> None:
     out = tmp_path / "fair.json"
     run_bench("fair_share.py", "--games", "2", "--seconds", "1.5", "--json", str(out))
-    report = json.loads(out.read_text())
-    _records_its_machine(report)
+    report = _report(out)
     for phase in ("alone", "flood"):
         assert report[phase]["answered_200"] > 0 and report[phase]["median_s"] > 0
     assert report["alone"]["flood_answers"] == {} and report["flood"]["flood_answers"]
@@ -110,8 +108,7 @@ def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
     run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--workers", "2",
               "--games", "2", "--out", str(out))
-    report = json.loads(out.read_text())
-    _records_its_machine(report)
+    report = _report(out)
     rows = report["rows"]
     served = [r for r in rows if "moves_per_s" in r]
     polled = [r for r in rows if r.get("measure") == "cross-process long poll"]
