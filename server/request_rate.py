@@ -9,12 +9,15 @@ every one is parsed and answered on the event loop.  So a request past the rate 
 instead, inside its client's turn: the flood is served at the rate, its other requests
 are parked, and a client that bursts is slowed down, never refused.
 
-The count is a sliding window of one second, kept in shared memory as the connection
-cap's is (:class:`server.connections.ClientCounts`): each worker counts in rows of its
-own, for this second and the last, so no lock is needed; a client's rate is this second's
-count plus the part of the last second's that the window still covers, summed over the
-workers, the smaller of its two cells.  Two workers admitting a client at the same
-instant may each let in one over the limit.
+The count is kept in shared memory as the connection cap's is
+(:class:`server.connections.ClientCounts`): each worker counts in rows of its own, one a
+tenth of a second, so no lock is needed, and a client's count is the sum over the
+workers of the last eleven tenths, the smaller of its two cells.  Those tenths always
+cover the second up to now, so no second ever serves a client more than the rate (a
+window that weighted the oldest part by how much of it was left let through about twice
+the rate in the second around its edge); a client that asks without pause is served at
+least ten elevenths of it.  Two workers admitting a client at the same instant may each
+let in one over the limit.
 """
 
 from __future__ import annotations
@@ -37,17 +40,24 @@ __all__ = ["RequestRate", "RequestWindows"]
 
 
 class RequestWindows:
-    """Each client's admitted requests in the current and the last second, per worker.
+    """Each client's admitted requests in the last eleven tenths of a second, per worker.
 
-    ``table[row, parity]`` holds worker ``row``'s counts for the second whose number has
-    that parity, and in its last column the number of that second: a row of an earlier
-    second is stale, counted as nothing, and zeroed by its worker when it next admits."""
+    ``table[row, slot % RING]`` holds worker ``row``'s counts for the tenth ``slot``
+    (``floor(time * SLOTS)``), and in its last column that tenth's number: a slot of an
+    earlier tenth is stale, counted as nothing, and zeroed by its worker when it next
+    admits in that place of the ring."""
+
+    SLOTS = 10
+    """Slots a second: the window is between 1 and 1.1 s long."""
+
+    RING = SLOTS + 1
+    """Slots a row keeps: enough to cover a whole second from any instant."""
 
     CELLS = 1 << 16
-    """Cells a row (512 KB of ``int64``)."""
+    """Cells a slot (512 KB of ``int64``)."""
 
-    SIZE = 2 * (CELLS + 1)
-    """``int64`` values a worker's rows take."""
+    SIZE = RING * (CELLS + 1)
+    """``int64`` values a worker's rows take (5.8 MB)."""
 
     def __init__(self, table: np.ndarray[Any, np.dtype[np.int64]], row: int,
                  key: bytes) -> None:
@@ -62,7 +72,7 @@ class RequestWindows:
 
     @classmethod
     def blank(cls, buffer: Any, rows: int) -> np.ndarray[Any, np.dtype[np.int64]]:
-        """The table in a new ``buffer`` (:meth:`table_of`), no second counted yet."""
+        """The table in a new ``buffer`` (:meth:`table_of`), no tenth counted yet."""
         table = cls.table_of(buffer, rows)
         table[:, :, cls.CELLS] = -1
         return table
@@ -76,35 +86,34 @@ class RequestWindows:
     def table_of(cls, buffer: Any, rows: int) -> np.ndarray[Any, np.dtype[np.int64]]:
         """The table in ``buffer`` (``rows * SIZE`` values, a ``multiprocessing``
         ``RawArray('q', ...)``, say), which :meth:`blank` made."""
-        return np.frombuffer(buffer, dtype=np.int64).reshape(rows, 2, cls.CELLS + 1)
+        return np.frombuffer(buffer, dtype=np.int64).reshape(rows, cls.RING, cls.CELLS + 1)
 
     def cells(self, client: str) -> tuple[int, int]:
         return client_cells(client, self.key, self.CELLS)
 
-    def rate(self, cells: tuple[int, int], now: float) -> float:
-        """The admitted requests of the client with these cells in the second up to ``now``."""
-        second = math.floor(now)
-        seconds = self.table[:, :, self.CELLS]
-        this = self.table[:, second % 2, list(cells)] * (seconds[:, second % 2] == second)[:, None]
-        last = (self.table[:, (second - 1) % 2, list(cells)]
-                * (seconds[:, (second - 1) % 2] == second - 1)[:, None])
-        share = 1.0 - (now - second)  # of the last second, still in the window
-        return float(min(this.sum(axis=0) + share * last.sum(axis=0)))
+    def rate(self, cells: tuple[int, int], now: float) -> int:
+        """The admitted requests of the client with these cells in the tenth of ``now``
+        and the ten before it: at least the second up to ``now``, at most 1.1 s."""
+        slot = math.floor(now * self.SLOTS)
+        stamps = self.table[:, :, self.CELLS]
+        live = (stamps > slot - self.RING) & (stamps <= slot)
+        counts = self.table[:, :, list(cells)] * live[:, :, None]
+        return int(counts.sum(axis=(0, 1)).min())
 
     def admit(self, cells: tuple[int, int], now: float) -> None:
-        second = math.floor(now)
-        mine = self.table[self.row, second % 2]
-        if mine[self.CELLS] != second:  # this row last counted an older second: start it
+        slot = math.floor(now * self.SLOTS)
+        mine = self.table[self.row, slot % self.RING]
+        if mine[self.CELLS] != slot:  # this place of the ring held an older tenth
             mine[: self.CELLS] = 0
-            mine[self.CELLS] = second
+            mine[self.CELLS] = slot
         mine[list(cells)] += 1
 
 
 class RequestRate:
     """ASGI middleware: a client (an address; an IPv6 /64) is served ``per_second``
-    requests a second over all the workers; its requests past that wait until the last
-    second's count lets them in, checked every ``poll_s``.  None is refused: a client
-    past its rate is slowed down, and one that ignored a 429 would only send more.
+    requests in any second over all the workers; its requests past that wait until the
+    window has room, checked every ``poll_s``.  None is refused: a client past its rate
+    is slowed down, and one that ignored a 429 would only send more.
 
     It runs inside the client's turns (:class:`server.edge.ClientTurns`), so at most a
     turn's worth of a client's requests wait here and the others are parked on a future,

@@ -128,7 +128,7 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
     # a client is held to is over all of them (server.connections.ClientCounts).
     table = context.RawArray("i", workers * ClientCounts.CELLS)
     key = secrets.token_bytes(16)
-    # And its requests of the last second (server.request_rate.RequestWindows).
+    # And its requests of the last second, by tenths (server.request_rate.RequestWindows).
     windows = context.RawArray("q", workers * RequestWindows.SIZE)
     RequestWindows.blank(windows, workers)
 

@@ -6,6 +6,7 @@ a server."""
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import socket
 import time
@@ -14,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kaboom.testing import LiveServer
 from server.edge import Trusted
@@ -22,19 +24,42 @@ from server.metrics import THROTTLED
 from server.request_rate import RequestRate, RequestWindows
 
 
-def test_the_window_counts_this_second_and_the_part_of_the_last_it_still_covers() -> None:
+def test_the_window_counts_the_last_eleven_tenths_of_a_second() -> None:
     table = RequestWindows.alone().table
     first = RequestWindows(table, 0, b"k" * 16)
     cells = (3, 9)
     for _ in range(10):
-        first.admit(cells, 100.2)
+        first.admit(cells, 100.25)  # tenth 1002
     assert first.rate(cells, 100.9) == 10
-    assert first.rate(cells, 101.25) == pytest.approx(7.5)  # 3/4 of the last second left
-    first.admit(cells, 101.25)
-    assert first.rate(cells, 101.5) == pytest.approx(6.0)
-    assert first.rate(cells, 102.5) == pytest.approx(0.5)  # 101's one, half covered
-    assert first.rate(cells, 103.0) == 0  # every counted second is stale
-    assert first.rate((3, 4), 101.5) == 0  # a client sharing one cell is not counted
+    assert first.rate(cells, 101.25) == 10  # tenths 1002-1012: a second ago is counted
+    assert first.rate(cells, 101.3) == 0  # tenth 1002 has left the window
+    first.admit(cells, 101.32)  # tenth 1013 takes 1002's place in the ring: zeroed
+    first.admit(cells, 101.55)
+    assert first.rate(cells, 101.6) == 2
+    assert first.rate(cells, 102.4) == 1  # 101.32 is out, 101.55 still in
+    assert first.rate(cells, 105.0) == 0  # every counted tenth is stale
+    assert first.rate((3, 4), 101.6) == 0  # a client sharing one cell is not counted
+
+
+@settings(max_examples=30, deadline=None)
+@given(per_second=st.integers(1, 150), start=st.floats(1000.0, 1001.0),
+       poll=st.floats(0.001, 0.06))
+def test_no_second_serves_a_client_more_than_its_rate(per_second: int, start: float,
+                                                      poll: float) -> None:
+    """A client that asks without pause, from any instant: at most the rate in any
+    second, and at least ten elevenths of it over eleven seconds."""
+    windows = RequestWindows.alone()
+    cells = windows.cells("192.0.2.3")
+    served: list[float] = []
+    now = start
+    while now < start + 11:
+        while windows.rate(cells, now) < per_second:
+            windows.admit(cells, now)
+            served.append(now)
+        now += poll
+    assert max(bisect.bisect_left(served, t + 1) - i for i, t in enumerate(served)) \
+        <= per_second
+    assert len(served) >= 10 * per_second
 
 
 def test_every_worker_counts_in_a_row_of_its_own_and_reads_them_all() -> None:
@@ -44,10 +69,12 @@ def test_every_worker_counts_in_a_row_of_its_own_and_reads_them_all() -> None:
     for _ in range(4):
         one.admit((1, 2), 50.5)
     for _ in range(3):
-        two.admit((1, 2), 50.6)
+        two.admit((1, 2), 50.65)
     assert one.rate((1, 2), 50.7) == two.rate((1, 2), 50.7) == 7
-    two.admit((1, 2), 52.1)  # two starts a new second in its row: its old counts go
-    assert one.rate((1, 2), 52.1) == 1
+    assert two.rate((1, 2), 51.55) == 7  # the window reaches back to 50.5
+    assert two.rate((1, 2), 51.6) == 3  # one's tenth has left it
+    two.admit((1, 2), 51.7)  # two's tenth 517 takes 506's place in its ring: zeroed
+    assert one.rate((1, 2), 51.7) == 1
 
 
 def _scope(host: str) -> dict[str, Any]:
@@ -85,15 +112,12 @@ def test_past_its_rate_a_clients_requests_wait_and_others_pass() -> None:
         for host in ("198.51.100.1", *["10.0.0.1"] * 20, "2001:db8:0:1::1"):
             await limit(_scope(host), _nothing, _ignore)  # each passes at once
         assert len(reached) == 32
-        now[0] = 101.0  # the last second's five fill the window still
+        now[0] = 101.05  # the window reaches back to 100.0 still
         await settle()
         assert len(reached) == 32
-        now[0] = 101.25  # 3.75 of them left in it: room for two more of each client
-        await settle()
-        assert reached.count("192.0.2.7") == 7 and reached.count("2001:db8::1") == 6
-        now[0] = 101.5  # 2 + 2.5: one more
+        now[0] = 101.1  # 100.0's tenth has left it: room for the rest of both clients
         await asyncio.gather(*waiting)
-        assert reached.count("192.0.2.7") == 8
+        assert reached.count("192.0.2.7") == 8 and reached.count("2001:db8::1") == 6
         assert THROTTLED._value.get() - throttled == 4
 
     asyncio.run(main())
@@ -132,7 +156,7 @@ def test_a_waiting_request_whose_client_hangs_up_leaves_uncounted() -> None:
         goes.set()  # its client hangs up while it waits
         await asyncio.wait_for(leaving, 1)
         assert reached == [b"first"]
-        now[0] = 202.0  # the window empties: one of the two waiting may go, not both
+        now[0] = 201.1  # the window empties: one of the two waiting may go, not both
         await asyncio.wait_for(staying, 1)
         assert reached == [b"first", b"kept"]
         cells = windows.cells("192.0.2.9")
