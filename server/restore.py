@@ -182,7 +182,9 @@ def _restore_postgres(source: Path, url: str, keep: bool) -> tuple[int, Path | N
                           " stop them first")
     kept = None
     if has_games and keep:
-        kept = Path(f"kaboom-before-restore-{_stamp()}.dump")
+        # beside the backup, in the operator's backups folder: the working folder may
+        # be a container's, gone with it
+        kept = source.parent / f"kaboom-before-restore-{_stamp()}.dump"
         backup(url, kept)
     done = subprocess.run([pg_restore, "--clean", "--if-exists", "--no-owner",
                            "--single-transaction", "--exit-on-error", "--no-password",
@@ -198,7 +200,7 @@ def _restore_postgres(source: Path, url: str, keep: bool) -> tuple[int, Path | N
 def restore(source: Path, db: str, keep: bool = True) -> Restored:
     """Replaces the store ``db`` (a SQLite file, or a PostgreSQL URL) with the backup
     ``source``; unless ``keep`` is false, the store as it was is first backed up beside
-    it (SQLite) or in the working folder (PostgreSQL)."""
+    it (SQLite) or beside ``source`` (PostgreSQL)."""
     start = time.monotonic()
     if is_postgres(db):
         games, kept = _restore_postgres(source, db, keep)

@@ -257,19 +257,22 @@ def test_a_postgresql_store_is_restored_in_one_transaction(tmp_path: Path,
     service.play(game.id, Move.flag(1, 0), token)
     later, _ = service.create(Rules(9, 9, 10))
 
-    refused = _restore(str(tmp_path / "kaboom.dump"), "--db", url, cwd=tmp_path)
+    elsewhere = tmp_path / "elsewhere"  # the working folder: nothing is left there
+    elsewhere.mkdir()
+    refused = _restore(str(tmp_path / "kaboom.dump"), "--db", url, cwd=elsewhere)
     assert refused.returncode == 2 and "other connection(s)" in refused.stderr, refused.stderr
     assert service.get(game.id).moves == 2  # untouched
     service.store.close()
     not_a_dump = tmp_path / "notes.txt"
     not_a_dump.write_text("hello")
-    refused = _restore(str(not_a_dump), "--db", url, cwd=tmp_path)
+    refused = _restore(str(not_a_dump), "--db", url, cwd=elsewhere)
     assert refused.returncode == 2 and "is not a dump of a Kaboom store" in refused.stderr
 
-    done = _restore(str(tmp_path / "kaboom.dump"), "--db", url, cwd=tmp_path)
+    done = _restore(str(tmp_path / "kaboom.dump"), "--db", url, cwd=elsewhere)
     assert done.returncode == 0, done.stderr
-    kept = list(tmp_path.glob("kaboom-before-restore-*.dump"))
-    assert len(kept) == 1 and kept[0].name in done.stdout
+    kept = list(tmp_path.glob("kaboom-before-restore-*.dump"))  # beside the backup
+    assert len(kept) == 1 and str(kept[0]) in done.stdout
+    assert list(elsewhere.iterdir()) == []
     store = open_store(url)
     try:
         assert store.get(game.id).moves == 1
