@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from solver.bench.cluster import local_cluster
+from solver.bench.machine import machine
 
 
 def _timed(cmd: list[str]) -> float:
@@ -51,6 +52,7 @@ def main() -> None:
     base = ["bench", "--preset", args.preset, "--rule", args.rule, "--games", str(args.games),
             "--seed", str(args.seed), "--no-progress"]
     times: dict[str, list[float]] = {"local": [], "cluster": []}
+    ran_on = machine()
     load_before = os.getloadavg()
     with local_cluster(args.workers) as address, tempfile.TemporaryDirectory() as tmp:
         for r in range(args.rounds):
@@ -74,7 +76,7 @@ def main() -> None:
         "preset": args.preset, "rule": args.rule, "games": args.games, "workers": args.workers,
         "seed": args.seed, "seconds": times, "local_median": local, "cluster_median": cluster,
         "ratio": cluster / local, "same_results": same,
-        "load_before": load_before, "load_after": load_after,
+        "machine": ran_on, "load_before": load_before, "load_after": load_after,
     }
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     with open(args.json, "w") as fh:

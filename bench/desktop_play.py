@@ -31,6 +31,7 @@ from bots.desktop.profiles.kaboom_page import KaboomPage
 from bots.desktop.profiles.sgt_mines import SgtMines
 from bots.desktop.xvfb import virtual_display
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from solver.bench.machine import machine
 from solver.position import neighbours
 
 
@@ -91,6 +92,7 @@ def main() -> int:
     parser.add_argument("--seed", default="bench")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
+    where = machine()  # before the display and the games start
     rows = []
     with virtual_display() as display:
         series = [("sgt-mines expert no-guess", "30x16n99"),
@@ -146,7 +148,8 @@ def main() -> int:
             print(f"  lost boards read with every mine drawn: {whole}/{lost}", flush=True)
             rows.append(row)
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+        Path(args.json).write_text(
+            json.dumps({"machine": where, "results": rows}, indent=1) + "\n")
     return 0
 
 

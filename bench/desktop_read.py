@@ -22,6 +22,7 @@ from pathlib import Path
 from bots.desktop.driver import DesktopSession
 from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
 from bots.desktop.xvfb import virtual_display
+from solver.bench.machine import machine
 from solver.position import Cell, GameStatus, Move, Position, neighbours
 from solver.simulator import SimulatedGame, parse_board
 
@@ -77,6 +78,7 @@ def main() -> int:
             _random_layout(random.Random(0), w, h, m)
     except ValueError as e:
         parser.error(f"--sizes: {e}")
+    where = machine()  # before the display and the game start
     rng = random.Random(args.seed)
     rows_out = []
     with virtual_display() as display:
@@ -121,7 +123,8 @@ def main() -> int:
     bad = sum(r["cells_wrong"] for r in rows_out)
     print(f"total: {total} cells, {bad} wrong ({100 * (1 - bad / total):.3f}% right)")
     if args.json:
-        Path(args.json).write_text(json.dumps(rows_out, indent=1) + "\n")
+        Path(args.json).write_text(
+            json.dumps({"machine": where, "results": rows_out}, indent=1) + "\n")
     return 0 if bad == 0 else 1
 
 

@@ -20,6 +20,7 @@ import multiprocessing
 import statistics
 import time
 
+from solver.bench.machine import machine
 from solver.bench.runner import game_seed, play_out, wilson
 from solver.position import CellState, FirstClick, GameStatus
 from solver.profiles import profile_spec
@@ -69,6 +70,7 @@ def main() -> None:
     ap.add_argument("--profile", type=profile_spec, default="strong")
     ap.add_argument("--json")
     args = ap.parse_args()
+    where = machine()
     first = _cell(args.first)
     cells = [_cell(c) for c in args.cells]
     tasks = [(args.preset, args.rule, first, args.shows, cells, args.profile,
@@ -84,7 +86,7 @@ def main() -> None:
           f"{len(kept)} of {args.games} boards; CPU ms a board, all candidates: "
           f"median {1000 * statistics.median(cpu or [0]):.1f}")
     by_cell: dict[str, dict[str, float]] = {}
-    out = {"settings": vars(args), "boards": len(kept), "cells": by_cell}
+    out = {"settings": vars(args), "machine": where, "boards": len(kept), "cells": by_cell}
     for j, cell in enumerate(cells):
         won = sum(w[j] for w in kept)
         low, high = wilson(won, len(kept))

@@ -46,6 +46,7 @@ from typing import Any
 from tqdm import tqdm
 
 from solver.advisor import decide
+from solver.bench.machine import machine
 from solver.bench.results import ResultsFileError, SeedLog
 from solver.bench.runner import game_seed, play_out
 from solver.position import Cell, FirstClick, GameStatus, Position
@@ -206,6 +207,7 @@ def main() -> None:
                 ("preset", "rule", "profile", "layouts", "candidates", "tolerance",
                  "most_covered")}
     seeds = [game_seed(args.seed, i) for i in range(args.games)]
+    where = machine()
     start = time.perf_counter()
     with contextlib.ExitStack() as stack:
         try:
@@ -261,7 +263,8 @@ def main() -> None:
           f"{100 * statistics.mean(per_game):+.2f} ± {100 * se:.2f} points of win rate")
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump({"settings": vars(args), "cpu_s": cpu, "summary": summary,
+            json.dump({"settings": vars(args), "machine": where, "cpu_s": cpu,
+                       "summary": summary,
                        "guesses": [dataclasses.asdict(g) for g in guesses]}, fh, indent=1)
 
 

@@ -39,12 +39,12 @@ import itertools
 import json
 import math
 import multiprocessing
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
+from solver.bench.machine import machine
 from solver.bench.runner import play_out
 from solver.endgame import Endgame, layouts
 from solver.errors import KaboomError
@@ -241,6 +241,7 @@ def main() -> None:
                              "its exact search, up to LAYOUTS layouts (docs/solver.md used "
                              "7,000), and report where its wins go missing")
     args = parser.parse_args()
+    ran_on = machine()
     if not args.boards and not args.positions:
         args.boards = ["4x4/3", "5x5/4", "5x5/5"]
     cases: list[tuple[str, Start, Callable[[], Iterable[frozenset[Cell]]]]] = []
@@ -287,9 +288,9 @@ def main() -> None:
                 _print_shortfalls(found, max(best["win"] * best["layouts"] - got["won"], 0.0))
         rows.append(row)
     if args.json:
-        settings = {**vars(args), "load": os.getloadavg()[0]}
         with open(args.json, "w") as f:
-            json.dump({"settings": settings, "results": rows}, f, indent=1, default=str)
+            json.dump({"settings": vars(args), "machine": ran_on, "results": rows}, f,
+                      indent=1, default=str)
         print(f"wrote {args.json}")
 
 

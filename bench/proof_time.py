@@ -19,6 +19,7 @@ import statistics
 import time
 from pathlib import Path
 
+from solver.bench.machine import machine
 from solver.knowledge import KnowledgeEngine
 from solver.proof import prove
 from solver.simulator import SimulatedGame, parse_board
@@ -83,6 +84,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json")
     args = ap.parse_args()
+    where = machine()
     load_before = os.getloadavg()
     results = []
     for size in args.sizes:
@@ -97,7 +99,8 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average before {load_before[0]:.2f}, after {load[0]:.2f} (1 min)")
     if args.json:
-        out = {"results": results, "load_before": load_before, "load_after": load}
+        out = {"machine": where, "results": results, "load_before": load_before,
+               "load_after": load}
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
 
 

@@ -26,6 +26,7 @@ from server.config import Settings
 from server.game import Rules
 from server.service import GameService
 from server.store import open_store
+from solver.bench.machine import machine
 from solver.knowledge import KnowledgeEngine
 from solver.position import Move, Position
 from solver.simulator import parse_board
@@ -129,6 +130,7 @@ def main() -> int:
     ap.add_argument("--durable", action="store_true", help="SQLite synchronous=FULL")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    where = machine()  # before any server and its load
     rows = []
     for encoding in args.encodings:
         for size in args.sizes:
@@ -194,7 +196,7 @@ def main() -> int:
                     flush=True,
                 )
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=2))
+        args.json.write_text(json.dumps({"machine": where, "results": rows}, indent=2))
     return 0
 
 

@@ -30,6 +30,7 @@ import httpx
 from playwright.sync_api import Page, sync_playwright
 
 from kaboom.testing import CHROMIUM_ARGS, NO_CREATION_LIMITS, LiveServer
+from solver.bench.machine import machine
 from solver.knowledge import KnowledgeEngine
 from solver.position import Position
 from solver.simulator import parse_board
@@ -155,6 +156,7 @@ def main() -> int:
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
+    where = machine()  # before the server and the browser start
 
     results = []
     with tempfile.TemporaryDirectory(prefix="kaboom-web-bench-") as tmp, ExitStack() as stack:
@@ -190,7 +192,7 @@ def main() -> int:
               + " ".join(f"{c:>20}" for c in cells))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(results, indent=2))
+        args.json.write_text(json.dumps({"machine": where, "results": results}, indent=2))
     return 0
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 
@@ -27,3 +29,12 @@ def bench_usage_error(script: str, *args: str, timeout: float = 60) -> str:
                           timeout=timeout)
     assert done.returncode == 2, done.stderr
     return done.stderr.strip().splitlines()[-1]
+
+
+def bench_report(out: Path) -> dict[str, Any]:
+    """A bench's JSON, which must record its machine: a figure is read against the CPU,
+    the load and the yardstick."""
+    report: dict[str, Any] = json.loads(out.read_text())
+    where = report["machine"]
+    assert where["cores"] >= 1 and where["yardstick_ms"] > 0 and where["load"] >= 0
+    return report

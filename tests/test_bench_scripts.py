@@ -8,18 +8,16 @@ and nothing noticed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from tests.benchkit import run_bench
+from tests.benchkit import bench_report, run_bench
 
 
 def test_server_reveal_plays_whole_games_in_process_and_over_http(tmp_path: Path) -> None:
     out = tmp_path / "reveal.json"
     run_bench("server_reveal.py", "--sizes", "9x9/10", "--games", "2", "--modes", "inprocess",
          "http", "--encodings", "native", "--json", str(out))
-    rows = json.loads(out.read_text())
+    rows = bench_report(out)["results"]
     assert {r["mode"] for r in rows} == {"inprocess", "http"}
     for row in rows:
         assert row["games"] == 2
@@ -32,7 +30,7 @@ def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
     out = tmp_path / "load.json"
     run_bench("bot_load.py", "--preset", "beginner", "--levels", "1,2", "--seconds", "1.5",
          "--json", str(out))
-    report = _report(out)
+    report = bench_report(out)
     levels = report["levels"]
     assert [lv["k"] for lv in levels] == [1, 2]
     for lv in levels:
@@ -41,20 +39,11 @@ def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
         assert lv["wins"] + lv["losses"] <= lv["games"]
 
 
-def _report(out: Path) -> dict[str, Any]:
-    """A bench's JSON, which must record its machine: a figure is read against the CPU,
-    the load and the yardstick."""
-    report: dict[str, Any] = json.loads(out.read_text())
-    where = report["machine"]
-    assert where["cores"] >= 1 and where["yardstick_ms"] > 0 and where["load"] >= 0
-    return report
-
-
 def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
     out = tmp_path / "abuse.json"
     run_bench("abuse.py", "--seconds", "1.5", "--bots", "1", "--phases", "baseline,body_1mb",
          "--json", str(out))
-    report = _report(out)
+    report = bench_report(out)
     phases = {p["phase"]: p for p in report["phases"]}
     assert phases["baseline"]["gets"] > 0 and phases["baseline"]["bot_requests"] > 0
     body = phases["body_1mb"]
@@ -65,7 +54,7 @@ def test_slow_clients_are_held_to_their_cap_and_the_player_is_served(tmp_path: P
     out = tmp_path / "slow.json"
     run_bench("slow_clients.py", "--attackers", "2", "--per-attacker", "80", "--seconds", "4",
               "--json", str(out))
-    report = _report(out)
+    report = bench_report(out)
     results = report["results"]
     guarded, unguarded = results["guarded"]["attacked"], results["unguarded"]["attacked"]
     assert 0 < guarded["attack_connections_peak"] <= 2 * 64
@@ -77,7 +66,7 @@ def test_read_flood_times_the_players_reads_with_and_without_the_limits(tmp_path
     out = tmp_path / "flood.json"
     run_bench("read_flood.py", "--connections", "8", "--seconds", "2", "--repeat", "1",
               "--json", str(out))
-    report = _report(out)
+    report = bench_report(out)
     results = report["results"]
     assert [(r["requests_per_client"], r["requests_per_second"]) for r in results] == [
         (8, 100), (8, 0), (0, 0)]
@@ -90,7 +79,7 @@ def test_read_flood_times_the_players_reads_with_and_without_the_limits(tmp_path
 def test_fair_share_times_the_players_moves_in_both_phases(tmp_path: Path) -> None:
     out = tmp_path / "fair.json"
     run_bench("fair_share.py", "--games", "2", "--seconds", "1.5", "--json", str(out))
-    report = _report(out)
+    report = bench_report(out)
     for phase in ("alone", "flood"):
         assert report[phase]["answered_200"] > 0 and report[phase]["median_s"] > 0
     assert report["alone"]["flood_answers"] == {} and report["flood"]["flood_answers"]
@@ -99,7 +88,7 @@ def test_fair_share_times_the_players_moves_in_both_phases(tmp_path: Path) -> No
 def test_proof_time_finds_proofs_in_played_games(tmp_path: Path) -> None:
     out = tmp_path / "proofs.json"
     run_bench("proof_time.py", "--sizes", "30x16/99", "--games", "1", "--json", str(out))
-    [row] = json.loads(out.read_text())["results"]
+    [row] = bench_report(out)["results"]
     assert row["games"] == 1 and row["proofs"] > 0
     assert 1 <= row["mean_numbers"] <= row["max_numbers"]
 
@@ -108,7 +97,7 @@ def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
     run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--workers", "2",
               "--games", "2", "--out", str(out))
-    report = _report(out)
+    report = bench_report(out)
     rows = report["rows"]
     served = [r for r in rows if "moves_per_s" in r]
     polled = [r for r in rows if r.get("measure") == "cross-process long poll"]

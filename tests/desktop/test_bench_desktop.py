@@ -6,19 +6,18 @@ clicks; the driver clicked on for hours and nothing noticed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from tests.benchkit import bench_usage_error, run_bench
+from tests.benchkit import bench_report, bench_usage_error, run_bench
 
 
 @pytest.mark.usefixtures("need_chromium")
 def test_desktop_play_wins_a_page_game_and_reads_it_right(tmp_path: Path) -> None:
     out = tmp_path / "play.json"
     run_bench("desktop_play.py", "--games", "0", "--kaboom", "1", "--json", str(out))
-    [row] = json.loads(out.read_text())
+    [row] = bench_report(out)["results"]
     assert row["games"] == "kaboom page 16x16/40" and row["played"] == 1
     assert row["errors"] == 0 and row["won"] == 1  # a forced guess survives on Kaboom
     assert row["clicks"] > 0 and row["cells_read"] == row["cells_right"] == 256
@@ -29,7 +28,7 @@ def test_desktop_read_reads_known_layouts_back(tmp_path: Path) -> None:
     out = tmp_path / "read.json"
     run_bench("desktop_read.py", "--sizes", "9x9/10", "--tiles", "16", "24", "--layouts", "1",
               "--json", str(out))
-    rows = json.loads(out.read_text())
+    rows = bench_report(out)["results"]
     assert [(r["size"], r["tile"]) for r in rows] == [("9x9", 16), ("9x9", 24)]
     for row in rows:  # three readings of 81 cells: at the start, half way, won
         assert row["cells_read"] == 3 * 81 and row["cells_wrong"] == 0

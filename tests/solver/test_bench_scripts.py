@@ -16,7 +16,7 @@ import pytest
 
 from solver.position import Position
 from tests import oracle
-from tests.benchkit import bench_usage_error, run_bench
+from tests.benchkit import bench_report, bench_usage_error, run_bench
 
 
 def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
@@ -24,7 +24,7 @@ def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
     run_bench("solver_compare.py", "--preset", "beginner", "--games", "60", "--jobs", "2",
               "--seed", "5", "--a", "strong", "--b", "strong", "--b", "fast",
               "--b", "strong,first_safe=4:4", "--json", str(out))
-    result = json.loads(out.read_text())
+    result = bench_report(out)
     a = result["strong"]
     assert a["games"] == 60 and a["settings"]["seed"] == 5
     assert result["machine"]["yardstick_ms"] > 0
@@ -54,7 +54,7 @@ def test_first_clicks_plays_every_candidate_on_the_same_boards(tmp_path: Path) -
     run_bench("first_clicks.py", "--preset", "beginner", "--first", "0,0", "--shows", "1",
               "--cells", "8,0", "8,0", "4,4", "--games", "150", "--jobs", "2", "--seed", "3",
               "--json", str(out))
-    result = json.loads(out.read_text())
+    result = bench_report(out)
     assert 0 < result["boards"] < 150  # the corner shows 1 on some boards, not all
     reference, again, centre = (result["cells"][k] for k in ("(8, 0)", "(8, 0)", "(4, 4)"))
     assert reference == again and reference["a_only"] == reference["b_only"] == 0
@@ -67,7 +67,7 @@ def test_guess_regret_measures_guesses_consistently(tmp_path: Path) -> None:
     run_bench("guess_regret.py", "--preset", "beginner", "--games", "8", "--layouts", "8",
               "--candidates", "3", "--tolerance", "0.05", "--jobs", "2", "--seed", "5",
               "--json", str(out))
-    result = json.loads(out.read_text())
+    result = bench_report(out)
     guesses = result["guesses"]
     assert guesses, "8 Beginner games with no measured guess"
     for g in guesses:
@@ -117,7 +117,7 @@ def test_cluster_overhead_plays_the_same_games_on_the_cluster(tmp_path: Path) ->
     out = tmp_path / "overhead.json"
     run_bench("cluster_overhead.py", "--games", "20", "--workers", "2", "--rounds", "2",
               "--json", str(out))
-    result = json.loads(out.read_text())
+    result = bench_report(out)
     assert result["same_results"] is True
     assert len(result["seconds"]["local"]) == len(result["seconds"]["cluster"]) == 2
 
@@ -141,7 +141,7 @@ def test_perfect_play_bounds_every_profile_on_every_layout(tmp_path: Path) -> No
     run_bench("perfect_play.py", "--boards", "3x3/2", "4x3/2", "--profiles", "strong",
               "fast,endgame_layouts=0,regions=0,lookahead=False", "--jobs", "2",
               "--json", str(out))
-    rows = json.loads(out.read_text())["results"]
+    rows = bench_report(out)["results"]
     assert [r["board"] for r in rows] == ["3x3/2", "4x3/2"]
     for row, (width, height, mines) in zip(rows, [(3, 3, 2), (4, 3, 2)], strict=True):
         best = row["optimal"]
@@ -162,7 +162,7 @@ def test_perfect_play_finds_every_missing_win_at_the_guesses(tmp_path: Path) -> 
     weak = "fast,endgame_layouts=0,regions=0,lookahead=False"
     run_bench("perfect_play.py", "--boards", "4x4/4", "--profiles", weak, "strong",
               "--shortfalls", "2000", "--jobs", "2", "--json", str(out))
-    (row,) = json.loads(out.read_text())["results"]
+    (row,) = bench_report(out)["results"]
     perfect_wins = row["optimal"]["win"] * row["optimal"]["layouts"]
     got = row["profiles"][weak]
     found = got["shortfalls"]
@@ -191,7 +191,7 @@ def test_perfect_play_from_positions_adds_up_to_the_whole_board(tmp_path: Path) 
     out = tmp_path / "positions.json"
     run_bench("perfect_play.py", "--boards", "4x3/3", "--positions", *map(str, paths),
               "--profiles", "strong", weak, "--jobs", "2", "--json", str(out))
-    board, *positions = json.loads(out.read_text())["results"]
+    board, *positions = bench_report(out)["results"]
     assert [r["position"] for r in positions] == list(map(str, paths))
     assert sum(r["optimal"]["layouts"] for r in positions) == board["optimal"]["layouts"]
     wins = sum(r["optimal"]["win"] * r["optimal"]["layouts"] for r in positions)

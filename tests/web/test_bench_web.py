@@ -6,10 +6,9 @@ hardening, and nothing noticed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from tests.benchkit import run_bench
+from tests.benchkit import bench_report, run_bench
 from tests.web.conftest import CHROMIUM
 
 
@@ -17,7 +16,7 @@ def test_web_latency_times_every_click(tmp_path: Path) -> None:
     out = tmp_path / "web.json"
     run_bench("web_latency.py", "--sizes", "9x9/10", "--clicks", "5", "--chromium", CHROMIUM,
               "--json", str(out))
-    [row] = json.loads(out.read_text())
+    [row] = bench_report(out)["results"]
     assert row["size"] == "9x9/10" and row["games"] >= 1
     for part in ("click_to_frame_ms", "server_ms", "page_ms"):
         assert row[part]["n"] == 5, part
