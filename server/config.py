@@ -57,8 +57,8 @@ class Settings(BaseSettings):
     is not held to it."""
     requests_per_second: int = Field(default=100, ge=0)
     """Requests of one client (IP address; an IPv6 /64) served in any second, over all the
-    server's worker processes; its requests past that wait their turn until the last
-    second's count lets them in, never refused (0: no limit).  A page loads with about ten
+    server's worker processes; its requests past that wait their turn until the window
+    has room, never refused (0: no limit).  A page loads with about ten
     and then sends one a click.  A trusted proxy's own address is not held to it."""
     max_connections: int | None = Field(default=None, ge=1)
     """Connections one process holds open at most; more are refused with a 503.  Unset:
