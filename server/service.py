@@ -399,16 +399,21 @@ class GameService:
                 raise
             return game
 
-    def hint(self, game_id: str, token: str | None) -> tuple[Game, Hint]:
+    def hint(
+        self, game_id: str, token: str | None, budget: Budget | None = None
+    ) -> tuple[Game, Hint]:
         """A proven safe cell with the shortest proof among a few, or the best odds of a
-        forced guess; only the player may ask, and the game is marked assisted."""
+        forced guess; only the player may ask, and the game is marked assisted.  Within
+        ``budget`` (default: the analysis budget from now): one that runs out before the
+        position is settled raises :class:`BudgetExceededError`, as calling the next click
+        a forced guess then could send the player onto a mine."""
         if self.store.get(game_id).status is not GameStatus.PLAYING:
             raise IllegalMoveError("the game is over; no hint to give")
         game = self._mark_assisted(game_id, token)
         position = game.position
         if position.is_start:
             return game, Hint("first_click", ((position.width // 2, position.height // 2),))
-        budget = Budget(self.settings.analysis_budget_s)
+        budget = budget or Budget(self.settings.analysis_budget_s)
         session = self._session(game_id)
         with session.lock:
             referee = session.referee
@@ -422,6 +427,8 @@ class GameService:
                 proofs = [prove(position, c, budget) for c in safe[:_HINT_CANDIDATES]]
                 best = min(proofs, key=lambda p: (len(p.numbers), p.count is not None))
                 return game, Hint("safe", (best.cell,), best)
+            if not knowledge.complete:
+                raise BudgetExceededError("no hint within the time budget; try again")
             try:
                 probs = probabilities(
                     position, known=referee.engine.known, budget=budget, counter=referee.counter

@@ -8,6 +8,12 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from server.config import Settings
+from server.game import Rules
+from server.service import GameService
+from server.store import open_store
+from solver.budget import Budget
+from solver.errors import BudgetExceededError
 from solver.knowledge import classify
 from solver.position import GameStatus, Move, Position
 from solver.proof import Proof, prove
@@ -207,3 +213,25 @@ def test_a_game_that_ends_while_its_proof_is_computed_still_gets_the_proof(
     monkeypatch.setattr(server.service, "prove", prove_while_the_game_ends)
     finished, proof = service.proof(game.id, mine, token)
     assert proof.mine and finished.status is GameStatus.LOST and not finished.assisted
+
+
+def test_a_hint_out_of_time_before_anything_is_proven_is_refused(tmp_path: Path) -> None:
+    """A hint runs within its request's budget.  Out of time before the position is
+    settled, it is refused (503): had it said "no cell is provably safe, so the next click
+    is a forced guess", a player who believed it would click onto a mine while a safe
+    cell existed."""
+    db = str(tmp_path / "hints.db")
+    settings = Settings(db=db)
+    service = GameService(open_store(db), settings)
+    for seed in range(1, 40):
+        game, token = service.create(Rules(16, 16, 40, first_click="opening", seed=seed))
+        game = service.play(game.id, Move.reveal(8, 8), token)
+        if game.status is GameStatus.PLAYING and classify(game.position).safe:
+            break
+    else:
+        raise AssertionError("no seed left a safe cell after the first click")
+    cold = GameService(open_store(db), settings)  # a server just started: nothing known yet
+    with pytest.raises(BudgetExceededError):
+        cold.hint(game.id, token, Budget(0.0))
+    _, hint = cold.hint(game.id, token)  # with the time it needs
+    assert hint.kind == "safe" and hint.cells[0] in classify(game.position).safe

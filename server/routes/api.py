@@ -227,7 +227,7 @@ async def hint(
     return await service.gate.run(
         game_id,
         service.settings.analysis_budget_s,
-        lambda _: _json(HintOut.of(service.hint(game_id, token)[1])),
+        lambda budget: _json(HintOut.of(service.hint(game_id, token, budget)[1])),
         client_of(request), "hint",
     )
 
