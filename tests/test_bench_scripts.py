@@ -30,8 +30,7 @@ def test_bot_load_bots_finish_games_without_errors(tmp_path: Path) -> None:
     out = tmp_path / "load.json"
     run_bench("bot_load.py", "--preset", "beginner", "--levels", "1,2", "--seconds", "1.5",
          "--json", str(out))
-    report = bench_report(out)
-    levels = report["levels"]
+    levels = bench_report(out)["levels"]
     assert [lv["k"] for lv in levels] == [1, 2]
     for lv in levels:
         assert lv["games"] >= 1 and lv["moves"] > 0
@@ -43,8 +42,7 @@ def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
     out = tmp_path / "abuse.json"
     run_bench("abuse.py", "--seconds", "1.5", "--bots", "1", "--phases", "baseline,body_1mb",
          "--json", str(out))
-    report = bench_report(out)
-    phases = {p["phase"]: p for p in report["phases"]}
+    phases = {p["phase"]: p for p in bench_report(out)["phases"]}
     assert phases["baseline"]["gets"] > 0 and phases["baseline"]["bot_requests"] > 0
     body = phases["body_1mb"]
     assert body["abusive"] > 0 and body["abusive_codes"] == {"1.1 MB 413": body["abusive"]}
@@ -54,8 +52,7 @@ def test_slow_clients_are_held_to_their_cap_and_the_player_is_served(tmp_path: P
     out = tmp_path / "slow.json"
     run_bench("slow_clients.py", "--attackers", "2", "--per-attacker", "80", "--seconds", "4",
               "--json", str(out))
-    report = bench_report(out)
-    results = report["results"]
+    results = bench_report(out)["results"]
     guarded, unguarded = results["guarded"]["attacked"], results["unguarded"]["attacked"]
     assert 0 < guarded["attack_connections_peak"] <= 2 * 64
     assert guarded["answered_pct"] == 100.0 and guarded["reads"] > 0
@@ -66,8 +63,7 @@ def test_read_flood_times_the_players_reads_with_and_without_the_limits(tmp_path
     out = tmp_path / "flood.json"
     run_bench("read_flood.py", "--connections", "8", "--seconds", "2", "--repeat", "1",
               "--json", str(out))
-    report = bench_report(out)
-    results = report["results"]
+    results = bench_report(out)["results"]
     assert [(r["requests_per_client"], r["requests_per_second"]) for r in results] == [
         (8, 100), (8, 0), (0, 0)]
     for result in results:
@@ -97,8 +93,7 @@ def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
     run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--workers", "2",
               "--games", "2", "--out", str(out))
-    report = bench_report(out)
-    rows = report["rows"]
+    rows = bench_report(out)["rows"]
     served = [r for r in rows if "moves_per_s" in r]
     polled = [r for r in rows if r.get("measure") == "cross-process long poll"]
     assert sorted(r["store"] for r in served) == ["postgresql", "sqlite"]

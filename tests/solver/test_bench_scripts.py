@@ -27,7 +27,6 @@ def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
     result = bench_report(out)
     a = result["strong"]
     assert a["games"] == 60 and a["settings"]["seed"] == 5
-    assert result["machine"]["yardstick_ms"] > 0
     # the same profile on the same boards wins the same games
     assert result["discordant strong"] == {"a_only": 0, "b_only": 0, "z": 0.0, "p": 1.0}
     for spec in ("fast", "strong,first_safe=4:4"):
