@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from pathlib import Path
 
+from server.metrics_folder import MULTIPROCESS_DIR, MetricsFolderError, prepare
 from solver.bench.args import seconds
 
 __all__ = ["add_arguments", "run"]
@@ -59,24 +59,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="uvicorn's log level (default warning)")
 
 
-def fresh_metrics_folder() -> None:
-    """Makes an operator's ``PROMETHEUS_MULTIPROC_DIR`` if it is missing, and deletes the
-    counts an earlier run left in it (prometheus-client asks for the folder to be wiped
-    before each start).  Left, a stopped run's workers stayed in the gauges as if alive,
-    their memory by pid and their open connections, and a replaced version stayed in
-    ``kaboom_build_info``.  Only prometheus-client's own files go (``counter_123.db``,
-    ``gauge_liveall_123.db`` ...).  It must run before :mod:`server.metrics` is imported:
-    that import writes this process's first counts."""
-    folder = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
-    if not folder:
-        return  # ``serve`` makes a folder of its own for its workers
-    path = Path(folder)
-    path.mkdir(parents=True, exist_ok=True)
-    for file in path.glob("*.db"):
-        if re.fullmatch(r"(counter|histogram|summary|gauge_[a-z]+)_\d+\.db", file.name):
-            file.unlink(missing_ok=True)
-
-
 def run(args: argparse.Namespace) -> int:
     import uvicorn
     from pydantic import ValidationError
@@ -106,7 +88,13 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("kaboom serve: several workers need a shared store, not :memory:")
     if args.workers > 1 and args.port == 0:
         raise SystemExit("kaboom serve: several workers need a fixed --port (each binds it)")
-    fresh_metrics_folder()
+    folder = os.environ.get(MULTIPROCESS_DIR)
+    if folder:  # the operator's; without one, ``serve`` makes a folder for its workers
+        try:
+            prepare(Path(folder))
+        except (MetricsFolderError, OSError) as exc:
+            print(f"kaboom serve: {exc}", file=sys.stderr)
+            return 2
     from server.store import StoreOpenError, open_store
     from server.workers import listening_socket, serve
 

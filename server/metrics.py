@@ -31,6 +31,7 @@ from prometheus_client import (
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server import VERSION
+from server.metrics_folder import MULTIPROCESS_DIR
 
 __all__ = [
     "CONNECTIONS_OPEN",
@@ -42,7 +43,6 @@ __all__ = [
     "GAMES_EXPIRED",
     "LONG_POLLS",
     "MOVES_OUT_OF_TIME",
-    "MULTIPROCESS_DIR",
     "SAT_FALLBACK_LAYOUTS",
     "SOLVER_REFUSALS",
     "SOLVER_SECONDS",
@@ -59,9 +59,6 @@ __all__ = [
     "worker_gone",
 ]
 
-MULTIPROCESS_DIR = "PROMETHEUS_MULTIPROC_DIR"
-"""The environment variable that puts prometheus-client in multiprocess mode; read when
-it is first imported, so it must be set before a worker imports this module."""
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 disable_created_metrics()  # a ``_created`` series beside each counter doubles the output

@@ -34,7 +34,8 @@ from multiprocessing.synchronize import Event
 from typing import Any
 
 from server.connections import ClientCounts
-from server.metrics import MULTIPROCESS_DIR, worker_gone
+from server.metrics import worker_gone
+from server.metrics_folder import MULTIPROCESS_DIR
 from server.request_rate import RequestWindows
 
 _Shared = tuple[Any, int, int, bytes]

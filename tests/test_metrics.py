@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -339,6 +340,27 @@ def test_an_operators_metrics_folder_starts_each_run_from_zero(
         samples = _read(server.url)
         assert _value(samples, "kaboom_games_created_total") == 1
         assert _value(samples, "kaboom_build_info", version=VERSION) == 1
+
+
+def test_a_metrics_folder_holding_another_database_is_refused(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """prometheus-client reads every ``*.db`` in the folder as its own counts, so a
+    metrics folder that also holds the game store made every scrape a 500 while the game
+    ran on.  ``kaboom serve`` refuses to start on it, says why, and leaves the file."""
+    store = tmp_path / "kaboom.db"
+    with LiveServer(store) as server:  # a store with a game in it
+        new_game(server.url)
+    kept = store.read_bytes()
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()),
+         "--db", str(store)],
+        capture_output=True, text=True, timeout=30, check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "PROMETHEUS_MULTIPROC_DIR" in done.stderr and "kaboom.db" in done.stderr
+    assert "folder of their own" in done.stderr
+    assert store.read_bytes() == kept  # the refusal touched nothing
 
 
 def test_a_real_prometheus_scrapes_every_worker(tmp_path: Path) -> None:
