@@ -94,14 +94,27 @@ class RequestWindows:
     def rate(self, cells: tuple[int, int], now: float) -> int:
         """The admitted requests of the client with these cells in the tenth of ``now``
         and the ten before it: at least the second up to ``now``, at most 1.1 s."""
+        return self._count(cells, math.floor(now * self.SLOTS))
+
+    def admit(self, cells: tuple[int, int], now: float) -> None:
+        self._add(cells, math.floor(now * self.SLOTS))
+
+    def take(self, cells: tuple[int, int], now: float, limit: int) -> bool:
+        """Admits one request of the client if its :meth:`rate` is under ``limit``, with
+        both on the same tenth; says whether it did."""
         slot = math.floor(now * self.SLOTS)
+        if self._count(cells, slot) >= limit:
+            return False
+        self._add(cells, slot)
+        return True
+
+    def _count(self, cells: tuple[int, int], slot: int) -> int:
         stamps = self.table[:, :, self.CELLS]
         live = (stamps > slot - self.RING) & (stamps <= slot)
         counts = self.table[:, :, list(cells)] * live[:, :, None]
         return int(counts.sum(axis=(0, 1)).min())
 
-    def admit(self, cells: tuple[int, int], now: float) -> None:
-        slot = math.floor(now * self.SLOTS)
+    def _add(self, cells: tuple[int, int], slot: int) -> None:
         mine = self.table[self.row, slot % self.RING]
         if mine[self.CELLS] != slot:  # this place of the ring held an older tenth
             mine[: self.CELLS] = 0
@@ -136,7 +149,7 @@ class RequestRate:
         key = held_client(scope, self.trusted) if self.per_second else None
         if key is not None:
             cells = self.windows.cells(key)
-            if self.windows.rate(cells, self.clock()) >= self.per_second:
+            if not self.windows.take(cells, self.clock(), self.per_second):
                 THROTTLED.inc()
                 start = time.monotonic()
                 allowed = asyncio.ensure_future(self._allowed(cells))
@@ -148,14 +161,12 @@ class RequestRate:
                 if listened is None:
                     return  # the client hung up while it waited: no one to answer
                 receive = listened
-            else:
-                self.windows.admit(cells, self.clock())
         await self.app(scope, receive, send)
 
     async def _allowed(self, cells: tuple[int, int]) -> None:
-        """Returns once the client's rate has let this request in (counted with no await
-        between the check and the count, so the requests waiting do not all take the
-        same room)."""
-        while self.windows.rate(cells, self.clock()) >= self.per_second:
+        """Returns once the client's rate has let this request in (checked and counted
+        with no await between, so the requests waiting do not all take the same room)."""
+        while True:
             await asyncio.sleep(self.poll_s)
-        self.windows.admit(cells, self.clock())
+            if self.windows.take(cells, self.clock(), self.per_second):
+                return
