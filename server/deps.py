@@ -1,8 +1,9 @@
-"""Typed dependencies shared by the routes."""
+"""Typed dependencies shared by the routes.
 
-from __future__ import annotations
+No ``from __future__ import annotations``: FastAPI reads a dependency's annotations
+at run time, and :func:`_bearer_token`'s refer to a local."""
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -31,34 +32,27 @@ GameId = Annotated[
     ),
 ]
 
-_bearer = HTTPBearer(
-    auto_error=False,
-    scheme_name="player token",
-    description="the `player_token` returned when the game was created",
-)
+def _bearer_token(scheme: str, description: str) -> Any:
+    """A dependency giving the bearer token a request sent, if any, under its own name in
+    the OpenAPI security schemes."""
+    bearer = HTTPBearer(auto_error=False, scheme_name=scheme, description=description)
+
+    async def token(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    ) -> str | None:
+        return credentials.credentials if credentials else None
+
+    return Depends(token)
 
 
-async def _token(
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> str | None:
-    return credentials.credentials if credentials else None
-
-
-PlayerToken = Annotated[str | None, Depends(_token)]
+PlayerToken = Annotated[
+    str | None,
+    _bearer_token("player token", "the `player_token` returned when the game was created"),
+]
 """The bearer token sent with the request, if any; the service checks it is the player's."""
 
-_metrics_bearer = HTTPBearer(
-    auto_error=False,
-    scheme_name="metrics token",
-    description="`KABOOM_METRICS_TOKEN`, when the server sets one",
-)
-
-
-async def _metrics_token(
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_metrics_bearer)],
-) -> str | None:
-    return credentials.credentials if credentials else None
-
-
-MetricsToken = Annotated[str | None, Depends(_metrics_token)]
+MetricsToken = Annotated[
+    str | None,
+    _bearer_token("metrics token", "`KABOOM_METRICS_TOKEN`, when the server sets one"),
+]
 """The bearer token a scrape of the metrics sent, if any."""
