@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from server.metrics_folder import MULTIPROCESS_DIR, MetricsFolderError, prepare
+from server.store import sqlite_file
 from solver.bench.args import seconds
 
 __all__ = ["add_arguments", "run"]
@@ -91,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
     folder = os.environ.get(MULTIPROCESS_DIR)
     if folder:  # the operator's; without one, ``serve`` makes a folder for its workers
         try:
-            prepare(Path(folder))
+            store = sqlite_file(settings.db)
+            prepare(Path(folder), None if store is None else Path(store))
         except (MetricsFolderError, OSError) as exc:
             print(f"kaboom serve: {exc}", file=sys.stderr)
             return 2

@@ -22,21 +22,25 @@ class MetricsFolderError(ValueError):
     """The operator's metrics folder cannot be used as it is."""
 
 
-def prepare(folder: Path) -> None:
+def prepare(folder: Path, store: Path | None = None) -> None:
     """Makes an operator's metrics folder if it is missing and deletes the counts an
     earlier run left in it (prometheus-client asks for the folder to be wiped before each
     start): left, a stopped run's workers stayed in the gauges as if alive, and a replaced
     version stayed in ``kaboom_build_info``.  Other files stay, but a ``.db`` file that
-    is not prometheus-client's is refused: the client reads every ``*.db`` there as its
-    own, and one SQLite database (the game store, say) made every scrape a 500."""
+    is not prometheus-client's is refused, and so is a SQLite ``store`` that would be
+    made there: the client reads every ``*.db`` in the folder as its own, and one SQLite
+    database (the game store, say) made every scrape a 500."""
     folder.mkdir(parents=True, exist_ok=True)
     files = sorted(folder.glob("*.db"))
     foreign = [f.name for f in files if not _OWN.fullmatch(f.name)]
+    if store is not None and store.suffix == ".db" and store.name not in foreign \
+            and store.absolute().parent.resolve() == folder.resolve():
+        foreign.append(store.name)
     if foreign:
         raise MetricsFolderError(
-            f"{MULTIPROCESS_DIR}={folder} holds {', '.join(foreign[:3])}, which"
-            " prometheus-client would read as its own counts and fail every scrape;"
-            " give the metrics a folder of their own"
+            f"{MULTIPROCESS_DIR}={folder} would hold {', '.join(foreign[:3])}:"
+            " prometheus-client reads every .db file there as its own counts, so every"
+            " scrape would fail; give the metrics a folder of their own"
         )
     for file in files:
         file.unlink(missing_ok=True)

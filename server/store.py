@@ -477,8 +477,14 @@ def open_store(url: str, synchronous: str = "NORMAL") -> GameStore:
     file path (``sqlite:///path`` also accepted), or ``:memory:``."""
     if url.startswith(("postgresql://", "postgres://")):
         return PostgresStore(url)
-    if url.startswith("sqlite:///"):
-        url = url.removeprefix("sqlite:///")
-    if url == ":memory:":
-        return MemoryStore()
-    return SqliteStore(url, synchronous=synchronous)
+    path = sqlite_file(url)
+    return MemoryStore() if path is None else SqliteStore(path, synchronous=synchronous)
+
+
+def sqlite_file(url: str) -> str | None:
+    """The file of a SQLite store's ``url`` (see :func:`open_store`); ``None`` for
+    PostgreSQL and ``:memory:``."""
+    if url.startswith(("postgresql://", "postgres://")):
+        return None
+    path = url.removeprefix("sqlite:///")
+    return None if path == ":memory:" else path

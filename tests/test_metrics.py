@@ -7,6 +7,7 @@ import importlib.metadata
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -342,25 +343,42 @@ def test_an_operators_metrics_folder_starts_each_run_from_zero(
         assert _value(samples, "kaboom_build_info", version=VERSION) == 1
 
 
-def test_a_metrics_folder_holding_another_database_is_refused(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _serve_refused(store: Path | str, folder: Path, cwd: Path) -> str:
+    """Runs ``kaboom serve`` with ``folder`` as the metrics folder; it must refuse to
+    start (status 2): returns what it said."""
+    done = subprocess.run(
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()),
+         "--db", str(store)],
+        capture_output=True, text=True, timeout=30, check=False, cwd=cwd,
+        env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(folder)},
+    )
+    assert done.returncode == 2, done.stderr
+    assert "PROMETHEUS_MULTIPROC_DIR" in done.stderr and "folder of their own" in done.stderr
+    return done.stderr
+
+
+def test_a_metrics_folder_that_would_hold_another_database_is_refused(
+        tmp_path: Path) -> None:
     """prometheus-client reads every ``*.db`` in the folder as its own counts, so a
-    metrics folder that also holds the game store made every scrape a 500 while the game
-    ran on.  ``kaboom serve`` refuses to start on it, says why, and leaves the file."""
+    metrics folder that also held the game store made every scrape a 500 while the game
+    ran on.  ``kaboom serve`` refuses to start on such a folder, names the file, and
+    leaves it as it was: the store with games in it, another database there, or a store
+    that would be made there."""
     store = tmp_path / "kaboom.db"
     with LiveServer(store) as server:  # a store with a game in it
         new_game(server.url)
     kept = store.read_bytes()
-    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
-    done = subprocess.run(
-        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()),
-         "--db", str(store)],
-        capture_output=True, text=True, timeout=30, check=False,
-    )
-    assert done.returncode == 2, done.stderr
-    assert "PROMETHEUS_MULTIPROC_DIR" in done.stderr and "kaboom.db" in done.stderr
-    assert "folder of their own" in done.stderr
+    assert "kaboom.db" in _serve_refused(store, tmp_path, tmp_path)
     assert store.read_bytes() == kept  # the refusal touched nothing
+
+    metrics = tmp_path / "metrics"
+    metrics.mkdir()
+    sqlite3.connect(metrics / "notes.db").close()
+    assert "notes.db" in _serve_refused(store, metrics, tmp_path)
+    (metrics / "notes.db").unlink()
+
+    assert "new.db" in _serve_refused("new.db", metrics, metrics)  # relative to cwd
+    assert list(metrics.iterdir()) == []  # no store was made
 
 
 def test_a_real_prometheus_scrapes_every_worker(tmp_path: Path) -> None:
