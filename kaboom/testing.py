@@ -16,6 +16,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Self
 
 import httpx
 
@@ -80,7 +81,7 @@ class LiveServer:
         """The server's stderr: a file, so a long run's log can never fill a pipe that
         nobody reads (the server would block on its next write)."""
 
-    def start(self) -> LiveServer:
+    def start(self) -> Self:
         self.proc = subprocess.Popen(
             [
                 sys.executable, "-m", "kaboom", "serve",
@@ -124,7 +125,7 @@ class LiveServer:
             except subprocess.TimeoutExpired:
                 self.kill()
 
-    def __enter__(self) -> LiveServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

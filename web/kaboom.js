@@ -50,6 +50,7 @@ const state = {
   queue: Promise.resolve(), // local moves run one after another, in click order
   poll: null, // AbortController of the long poll
   analysisToken: 0,
+  analysisNote: null, // the message saying the overlay is incomplete, while it shows
   clockBase: 0, // elapsed_ms at the last answer ...
   clockAt: 0, // ... and when it arrived (performance.now())
   clockRunning: false,
@@ -143,6 +144,8 @@ function applyGame(game) {
     state.analysisToken++;
     board.clearKnowledge();
     delete el.dataset.analysedMoves;
+    delete el.dataset.analysisComplete;
+    forgetAnalysisNote();
   }
 }
 
@@ -595,17 +598,46 @@ const actions = {
 
 // ---------------------------------------------------------------- debug overlay
 
-async function refreshAnalysis(game) {
+const ANALYSIS_TRIES = 8; // an analysis out of time is asked again after 1, 2, 4, then 8 s
+
+/** The debug overlay: every covered cell's status and probability, from the server.  An
+ * analysis that ran out of its time (a cold or busy server) may leave cells "unknown" that
+ * are safe or mines: the page says so and asks again, as it does after a 503. */
+async function refreshAnalysis(game, tries = 1) {
   const token = ++state.analysisToken;
+  const again = (why) => {
+    if (tries >= ANALYSIS_TRIES) return why;
+    setTimeout(() => {
+      if (token === state.analysisToken) refreshAnalysis(game, tries + 1);
+    }, 1000 * Math.min(2 ** (tries - 1), 8));
+    return `${why} Asking again…`;
+  };
   try {
     const analysis = await api.analysis(game.id);
     if (token !== state.analysisToken) return; // the board moved on meanwhile
     board.setKnowledge(analysis.status, analysis.probability);
     board.el.dataset.analysedMoves = game.moves;
+    board.el.dataset.analysisComplete = String(analysis.complete && analysis.exact);
+    if (!analysis.complete || !analysis.exact) {
+      state.analysisNote = again(analysis.complete
+        ? "The analysis ran out of time for the probabilities; safe and mine marks are exact."
+        : "The analysis ran out of time: some cells shown as unknown may be safe or mines.");
+      say(state.analysisNote, { sticky: true });
+    } else {
+      forgetAnalysisNote();
+    }
     if (state.game && !state.game.assisted) showBadges({ ...state.game, assisted: true });
   } catch (error) {
-    if (token === state.analysisToken) say(`Analysis failed: ${api.errorText(error)}`, { error: true });
+    if (token !== state.analysisToken) return;
+    const why = `Analysis failed: ${api.errorText(error)}`;
+    say(error instanceof api.ApiError && error.status === 503 ? again(why) : why, { error: true });
   }
+}
+
+/** Clears the message that the overlay is incomplete, if it still shows. */
+function forgetAnalysisNote() {
+  if (state.analysisNote !== null && ui.message.textContent === state.analysisNote) say("");
+  state.analysisNote = null;
 }
 
 function showHover(event) {

@@ -22,9 +22,9 @@ class Server(LiveServer):
     """A live server with an HTTP client that, like the page, keeps the player token of
     each game it creates."""
 
-    def __init__(self, tmp: Path) -> None:
+    def __init__(self, tmp: Path, **settings: object) -> None:
         # open long polls would hold a graceful shutdown for 25 s
-        super().__init__(tmp / "web.db", grace_s=3)
+        super().__init__(tmp / "web.db", None, 1, grace_s=3, **settings)
         self.http = httpx.Client(base_url=self.url, timeout=60)
         self.tokens: dict[str, str] = {}
 

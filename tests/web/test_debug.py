@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, Response, expect
 
+from kaboom.testing import NO_CREATION_LIMITS
 from tests.web.conftest import ROOT, Server
 from tests.web.pagekit import board_rows, cell, click_cell, knowledge_rows, moves, new_game
 
@@ -129,3 +130,40 @@ def test_debug_overlay_cleared_after_loss(page: Page, server: Server) -> None:
         page.wait_for_function(
             f"document.querySelector('#board').dataset.moves === '{game['moves'] - 1}'")
         assert_overlay_matches(page, server, gid)
+
+
+def test_an_analysis_out_of_time_is_said_and_asked_again(browser: Browser,
+                                                         tmp_path: Path) -> None:
+    """A cold server (just started on the store) with a 10 ms analysis budget cannot
+    settle a 256x256 game's cells in its first analysis, whose "unknown" cells may then
+    be safe or mines.  The page says so while that overlay shows, asks again, and clears
+    the note once an analysis is complete; the overlay is then the server's analysis."""
+    first = Server(tmp_path, **NO_CREATION_LIMITS).start()
+    game = first.post("/api/games", {"width": 256, "height": 256, "mines": 14000,
+                                     "seed": 29, "debug": True})
+    gid = game["id"]
+    first.post(f"/api/games/{gid}/reveal", {"x": 128, "y": 128})
+    first.stop()
+    server = Server(tmp_path, analysis_budget_s=0.01).start()
+    server.tokens = first.tokens
+    context = browser.new_context(base_url=server.url, bypass_csp=True,
+                                  viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        answers: list[Response] = []  # read after the fact: a handler must not block
+        page.on("response", lambda r: answers.append(r)
+                if r.url.endswith("/analysis") and r.status == 200 else None)
+        page.goto(server.player_path(gid))
+        page.wait_for_function(
+            "() => document.querySelector('#message').textContent.includes('ran out of time')")
+        expect(page.locator("#message")).to_contain_text("may be safe or mines")
+        page.wait_for_function(  # the page asks again for up to 39 s
+            "() => document.querySelector('#board').dataset.analysisComplete === 'true'",
+            timeout=90_000)
+        expect(page.locator("#message")).not_to_contain_text("ran out of time")
+        complete = [answer.json()["complete"] for answer in answers]
+        assert complete[0] is False and complete[-1] is True, complete
+        assert_overlay_matches(page, server, gid)
+    finally:
+        context.close()
+        server.stop()
