@@ -50,7 +50,7 @@ const state = {
   queue: Promise.resolve(), // local moves run one after another, in click order
   poll: null, // AbortController of the long poll
   analysisToken: 0,
-  analysisNote: null, // the message saying the overlay is incomplete, while it shows
+  analysisNote: null, // the message that the overlay is incomplete or out of date
   clockBase: 0, // elapsed_ms at the last answer ...
   clockAt: 0, // ... and when it arrived (performance.now())
   clockRunning: false,
@@ -630,11 +630,14 @@ async function refreshAnalysis(game, tries = 1) {
   } catch (error) {
     if (token !== state.analysisToken) return;
     const why = `Analysis failed: ${api.errorText(error)}`;
-    say(error instanceof api.ApiError && error.status === 503 ? again(why) : why, { error: true });
+    const busy = error instanceof api.ApiError && error.status === 503;
+    if (busy) state.analysisNote = again(why); // cleared by an answer that is complete
+    say(busy ? state.analysisNote : why, { error: true });
   }
 }
 
-/** Clears the message that the overlay is incomplete, if it still shows. */
+/** Clears the message that the overlay is incomplete (or that the server was busy), if it
+ * still shows. */
 function forgetAnalysisNote() {
   if (state.analysisNote !== null && ui.message.textContent === state.analysisNote) say("");
   state.analysisNote = null;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,29 @@ def test_an_analysis_out_of_time_is_said_and_asked_again(browser: Browser,
         complete = [answer.json()["complete"] for answer in answers]
         assert complete[0] is False and complete[-1] is True, complete
         assert_overlay_matches(page, server, gid)
+    finally:
+        context.close()
+        server.stop()
+
+
+def test_an_analysis_refused_as_busy_is_asked_again(browser: Browser, tmp_path: Path) -> None:
+    """An analysis answered 503 (here every one: a budget spent before it starts) is said
+    with "asking again", and asked again a second later."""
+    server = Server(tmp_path, analysis_budget_s=1e-6).start()
+    gid = server.post("/api/games", {"width": 9, "height": 9, "mines": 10, "debug": True})["id"]
+    context = browser.new_context(base_url=server.url, bypass_csp=True)
+    try:
+        page = context.new_page()
+        refused: list[float] = []
+        page.on("response", lambda r: refused.append(time.monotonic())
+                if r.url.endswith("/analysis") and r.status == 503 else None)
+        page.goto(server.player_path(gid))
+        expect(page.locator("#message")).to_contain_text("Analysis failed")
+        expect(page.locator("#message")).to_contain_text("Asking again")
+        deadline = time.monotonic() + 30
+        while len(refused) < 2 and time.monotonic() < deadline:
+            page.wait_for_timeout(100)
+        assert len(refused) >= 2 and refused[1] - refused[0] >= 0.9, refused
     finally:
         context.close()
         server.stop()
