@@ -96,9 +96,6 @@ class RequestWindows:
         and the ten before it: at least the second up to ``now``, at most 1.1 s."""
         return self._count(cells, math.floor(now * self.SLOTS))
 
-    def admit(self, cells: tuple[int, int], now: float) -> None:
-        self._add(cells, math.floor(now * self.SLOTS))
-
     def take(self, cells: tuple[int, int], now: float, limit: int) -> bool:
         """Admits one request of the client if its :meth:`rate` is under ``limit``, with
         both on the same tenth; says whether it did."""

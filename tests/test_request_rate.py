@@ -29,12 +29,12 @@ def test_the_window_counts_the_last_eleven_tenths_of_a_second() -> None:
     first = RequestWindows(table, 0, b"k" * 16)
     cells = (3, 9)
     for _ in range(10):
-        first.admit(cells, 100.25)  # tenth 1002
+        assert first.take(cells, 100.25, 100)  # tenth 1002
     assert first.rate(cells, 100.9) == 10
     assert first.rate(cells, 101.25) == 10  # tenths 1002-1012: a second ago is counted
     assert first.rate(cells, 101.3) == 0  # tenth 1002 has left the window
-    first.admit(cells, 101.32)  # tenth 1013 takes 1002's place in the ring: zeroed
-    first.admit(cells, 101.55)
+    assert first.take(cells, 101.32, 100)  # tenth 1013 takes 1002's place in the ring: zeroed
+    assert first.take(cells, 101.55, 100)
     assert first.rate(cells, 101.6) == 2
     assert first.rate(cells, 102.4) == 1  # 101.32 is out, 101.55 still in
     assert first.rate(cells, 105.0) == 0  # every counted tenth is stale
@@ -68,13 +68,13 @@ def test_every_worker_counts_in_a_row_of_its_own_and_reads_them_all() -> None:
     RequestWindows.blank(buffer, 2)
     one, two = (RequestWindows.shared(buffer, 2, row, b"k" * 16) for row in (0, 1))
     for _ in range(4):
-        one.admit((1, 2), 50.5)
+        assert one.take((1, 2), 50.5, 100)
     for _ in range(3):
-        two.admit((1, 2), 50.65)
+        assert two.take((1, 2), 50.65, 100)
     assert one.rate((1, 2), 50.7) == two.rate((1, 2), 50.7) == 7
     assert two.rate((1, 2), 51.55) == 7  # the window reaches back to 50.5
     assert two.rate((1, 2), 51.6) == 3  # one's tenth has left it
-    two.admit((1, 2), 51.7)  # two's tenth 517 takes 506's place in its ring: zeroed
+    assert two.take((1, 2), 51.7, 100)  # two's tenth 517 takes 506's place in its ring: zeroed
     assert one.rate((1, 2), 51.7) == 1
 
 
