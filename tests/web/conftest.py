@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from collections.abc import Iterator
@@ -94,8 +95,10 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     b.close()
 
 
-@pytest.fixture
-def page(browser: Browser, server: Server) -> Iterator[Page]:
+@contextlib.contextmanager
+def open_page(browser: Browser, server: LiveServer) -> Iterator[Page]:
+    """A page in a fresh browser context on ``server``; a JavaScript error on it fails the
+    test."""
     # Playwright's wait_for_function evaluates strings in the page, which the server's CSP
     # forbids; test_roles.py checks the page under the real policy without such helpers.
     context = browser.new_context(base_url=server.url, viewport={"width": 1280, "height": 900},
@@ -104,6 +107,14 @@ def page(browser: Browser, server: Server) -> Iterator[Page]:
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.set_default_timeout(30_000)
-    yield pg
-    context.close()
+    try:
+        yield pg
+    finally:
+        context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def page(browser: Browser, server: Server) -> Iterator[Page]:
+    with open_page(browser, server) as pg:
+        yield pg

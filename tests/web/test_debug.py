@@ -10,7 +10,7 @@ from typing import Any
 from playwright.sync_api import Browser, Page, Response, expect
 
 from kaboom.testing import NO_CREATION_LIMITS
-from tests.web.conftest import ROOT, Server
+from tests.web.conftest import ROOT, Server, open_page
 from tests.web.pagekit import board_rows, cell, click_cell, knowledge_rows, moves, new_game
 
 SCREENSHOT = ROOT / "docs" / "screenshot-expert-debug.png"
@@ -139,18 +139,14 @@ def test_an_analysis_out_of_time_is_said_and_asked_again(browser: Browser,
     settle a 256x256 game's cells in its first analysis, whose "unknown" cells may then
     be safe or mines.  The page says so while that overlay shows, asks again, and clears
     the note once an analysis is complete; the overlay is then the server's analysis."""
-    first = Server(tmp_path, **NO_CREATION_LIMITS).start()
-    game = first.post("/api/games", {"width": 256, "height": 256, "mines": 14000,
-                                     "seed": 29, "debug": True})
-    gid = game["id"]
-    first.post(f"/api/games/{gid}/reveal", {"x": 128, "y": 128})
-    first.stop()
-    server = Server(tmp_path, analysis_budget_s=0.01).start()
-    server.tokens = first.tokens
-    context = browser.new_context(base_url=server.url, bypass_csp=True,
-                                  viewport={"width": 1280, "height": 900})
-    try:
-        page = context.new_page()
+    with Server(tmp_path, **NO_CREATION_LIMITS) as first:
+        game = first.post("/api/games", {"width": 256, "height": 256, "mines": 14000,
+                                         "seed": 29, "debug": True})
+        gid = game["id"]
+        first.post(f"/api/games/{gid}/reveal", {"x": 128, "y": 128})
+    with Server(tmp_path, analysis_budget_s=0.01) as server, \
+            open_page(browser, server) as page:
+        server.tokens = first.tokens
         answers: list[Response] = []  # read after the fact: a handler must not block
         page.on("response", lambda r: answers.append(r)
                 if r.url.endswith("/analysis") and r.status == 200 else None)
@@ -165,19 +161,15 @@ def test_an_analysis_out_of_time_is_said_and_asked_again(browser: Browser,
         complete = [answer.json()["complete"] for answer in answers]
         assert complete[0] is False and complete[-1] is True, complete
         assert_overlay_matches(page, server, gid)
-    finally:
-        context.close()
-        server.stop()
 
 
 def test_an_analysis_refused_as_busy_is_asked_again(browser: Browser, tmp_path: Path) -> None:
     """An analysis answered 503 (here every one: a budget spent before it starts) is said
     with "asking again", and asked again a second later."""
-    server = Server(tmp_path, analysis_budget_s=1e-6).start()
-    gid = server.post("/api/games", {"width": 9, "height": 9, "mines": 10, "debug": True})["id"]
-    context = browser.new_context(base_url=server.url, bypass_csp=True)
-    try:
-        page = context.new_page()
+    with Server(tmp_path, analysis_budget_s=1e-6) as server, \
+            open_page(browser, server) as page:
+        gid = server.post("/api/games",
+                          {"width": 9, "height": 9, "mines": 10, "debug": True})["id"]
         refused: list[float] = []
         page.on("response", lambda r: refused.append(time.monotonic())
                 if r.url.endswith("/analysis") and r.status == 503 else None)
@@ -188,6 +180,3 @@ def test_an_analysis_refused_as_busy_is_asked_again(browser: Browser, tmp_path: 
         while len(refused) < 2 and time.monotonic() < deadline:
             page.wait_for_timeout(100)
         assert len(refused) >= 2 and refused[1] - refused[0] >= 0.9, refused
-    finally:
-        context.close()
-        server.stop()
