@@ -18,7 +18,7 @@ RUN useradd --system --uid 10001 --user-group --no-create-home kaboom \
  && install -d -o kaboom -g kaboom /data
 RUN --mount=type=bind,from=build,source=/dist,target=/dist \
     --mount=type=cache,target=/root/.cache/pip \
-    pip install --only-binary=:all: "$(ls /dist/kaboom-*.whl)[postgres]"
+    pip install --only-binary=:all: "$(ls /dist/kaboom_minesweeper-*.whl)[postgres]"
 USER kaboom
 WORKDIR /data
 ENV KABOOM_DB=/data/kaboom.db

@@ -1,4 +1,4 @@
-"""The compiled kernel (``solver/_kernels.pyx``), built by Cython at install time.
+"""The compiled kernel (``kaboom/solver/_kernels.pyx``), built by Cython at install time.
 
 Everything else about the package is in ``pyproject.toml``; setuptools' table for
 extension modules there is still experimental, so the one extension is declared here.
@@ -6,4 +6,4 @@ extension modules there is still experimental, so the one extension is declared 
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("solver._kernels", ["solver/_kernels.pyx"])])
+setup(ext_modules=[Extension("kaboom.solver._kernels", ["kaboom/solver/_kernels.pyx"])])

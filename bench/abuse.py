@@ -4,7 +4,7 @@ Usage: python bench/abuse.py [--seconds 20] [--dense-seconds S] [--bots 4] [--bu
            [--analysis-budget 3] [--phases baseline,body_1mb,...] [--json PATH]
 
 Starts ``kaboom serve`` on a free port with a fresh database, keeps ``--bots`` bots
-(``bots/http.py``'s client) playing intermediate games and a prober reading one other
+(``kaboom/bots/http.py``'s client) playing intermediate games and a prober reading one other
 game (``GET``, every 50 ms), and runs each phase for ``--seconds`` while one abuser
 sends the issue #10 requests in a loop: a 1.1 MB and a 10.9 MB body, non-finite numbers
 and lone surrogates, a body that is not UTF-8, and two 256x256 debug games (20 % and 50 %
@@ -32,11 +32,11 @@ from typing import Any
 
 import httpx
 
-from bots.base import GameSettings, play_game, think_in_thread
-from bots.http import HttpClient
-from bots.play_cli import PRESETS
+from kaboom.bots.base import GameSettings, play_game, think_in_thread
+from kaboom.bots.http import HttpClient
+from kaboom.solver import PRESETS
+from kaboom.solver.bench.machine import machine
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
-from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -23,7 +23,7 @@ import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 
-from bots.base import (
+from kaboom.bots.base import (
     Choice,
     GameResult,
     GameSettings,
@@ -32,12 +32,13 @@ from bots.base import (
     play_game,
     think_in_thread,
 )
-from bots.http import HttpClient
-from bots.play_cli import PRESETS, summarize
+from kaboom.bots.http import HttpClient
+from kaboom.bots.play_cli import summarize
+from kaboom.solver import PRESETS
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.position import Position
+from kaboom.solver.session import Solver
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
-from solver.bench.machine import machine
-from solver.position import Position
-from solver.session import Solver
 
 
 def _thinker(pool: Executor | None) -> Think:

@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from solver.bench.cluster import local_cluster
-from solver.bench.machine import machine
+from kaboom.solver.bench.cluster import local_cluster
+from kaboom.solver.bench.machine import machine
 
 
 def _timed(cmd: list[str]) -> float:

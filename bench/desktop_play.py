@@ -25,14 +25,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from bots.desktop.driver import ERROR, DesktopSession, GameRecord, ScreenReadError
-from bots.desktop.profile import find_profile
-from bots.desktop.profiles.kaboom_page import KaboomPage
-from bots.desktop.profiles.sgt_mines import SgtMines
-from bots.desktop.xvfb import virtual_display
+from kaboom.bots.desktop.driver import ERROR, DesktopSession, GameRecord, ScreenReadError
+from kaboom.bots.desktop.profile import find_profile
+from kaboom.bots.desktop.profiles.kaboom_page import KaboomPage
+from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
+from kaboom.bots.desktop.xvfb import virtual_display
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.position import neighbours
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
-from solver.bench.machine import machine
-from solver.position import neighbours
 
 
 def _drawn_mines(rows: tuple[str, ...]) -> frozenset[tuple[int, int]]:

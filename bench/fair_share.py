@@ -23,8 +23,8 @@ from typing import Any
 
 import httpx
 
+from kaboom.solver.bench.machine import machine
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
-from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 

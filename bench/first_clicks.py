@@ -20,12 +20,12 @@ import multiprocessing
 import statistics
 import time
 
-from solver.bench.machine import machine
-from solver.bench.runner import game_seed, play_out, wilson
-from solver.position import CellState, FirstClick, GameStatus
-from solver.profiles import profile_spec
-from solver.session import Solver
-from solver.simulator import SimulatedGame, preset
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.bench.runner import game_seed, play_out, wilson
+from kaboom.solver.position import CellState, FirstClick, GameStatus
+from kaboom.solver.profiles import profile_spec
+from kaboom.solver.session import Solver
+from kaboom.solver.simulator import SimulatedGame, preset
 
 from solver_compare import mcnemar
 

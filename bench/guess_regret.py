@@ -45,15 +45,15 @@ from typing import Any
 
 from tqdm import tqdm
 
-from solver.advisor import decide
-from solver.bench.machine import machine
-from solver.bench.results import ResultsFileError, SeedLog
-from solver.bench.runner import game_seed, play_out
-from solver.position import Cell, FirstClick, GameStatus, Position
-from solver.probability import sample_layout
-from solver.profiles import profile_spec
-from solver.session import Solver
-from solver.simulator import SimulatedGame, preset
+from kaboom.solver.advisor import decide
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.bench.results import ResultsFileError, SeedLog
+from kaboom.solver.bench.runner import game_seed, play_out
+from kaboom.solver.position import Cell, FirstClick, GameStatus, Position
+from kaboom.solver.probability import sample_layout
+from kaboom.solver.profiles import profile_spec
+from kaboom.solver.session import Solver
+from kaboom.solver.simulator import SimulatedGame, preset
 
 STAGES = (("early", 350), ("middle", 150), ("late", 0))
 """A guess's stage by its covered cells: more than 350, more than 150, the rest."""

@@ -27,9 +27,9 @@ import json
 import math
 import sys
 
-from solver.bench.runner import game_seed, wilson
-from solver.simulator import SimulatedGame, preset
-from solver.strategy import first_cell
+from kaboom.solver.bench.runner import game_seed, wilson
+from kaboom.solver.simulator import SimulatedGame, preset
+from kaboom.solver.strategy import first_cell
 
 from solver_compare import mcnemar
 

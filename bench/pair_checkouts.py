@@ -27,15 +27,15 @@ import sys
 from pathlib import Path
 from typing import IO
 
-from solver.bench.machine import machine
-from solver.bench.runner import game_seed
-from solver.simulator import preset
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.bench.runner import game_seed
+from kaboom.solver.simulator import preset
 
 # Runs in a checkout's own environment: reads seeds, plays each game, answers
 # [cpu seconds, won].  Only play_game's long-standing signature is used.
 _WORKER = """
 import json, sys
-from solver.bench.runner import play_game
+from kaboom.solver.bench.runner import play_game
 width, height, mines, rule, profile = json.loads(sys.argv[1])
 for line in sys.stdin:
     r = play_game(width, height, mines, rule, int(line), profile)

@@ -8,7 +8,7 @@ Usage: python bench/perfect_play.py --boards 4x4/3 5x5/4 5x5/5 --jobs 2 \
 
 Under the safe-first-click rule with the first click at (0, 0), every layout without a
 mine there is equally likely.  On a board this small the exact win search
-(:class:`solver.endgame.Endgame`) can run from the first number on, over all of them,
+(:class:`kaboom.solver.endgame.Endgame`) can run from the first number on, over all of them,
 which gives the best win chance any player can have.  Each profile then plays every
 one of those layouts once, so its win rate is exact too: no sampling error on either
 side, and the gap is the headroom left by its guesses on that board.  (The search is
@@ -44,11 +44,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from solver.bench.machine import machine
-from solver.bench.runner import play_out
-from solver.endgame import Endgame, layouts
-from solver.errors import KaboomError
-from solver.position import (
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.bench.runner import play_out
+from kaboom.solver.endgame import Endgame, layouts
+from kaboom.solver.errors import KaboomError
+from kaboom.solver.position import (
     Cell,
     FirstClick,
     GameStatus,
@@ -57,10 +57,10 @@ from solver.position import (
     Position,
     neighbours,
 )
-from solver.profiles import profile_spec
-from solver.session import Solver
-from solver.simulator import SimulatedGame, parse_board
-from solver.strategy import Decision
+from kaboom.solver.profiles import profile_spec
+from kaboom.solver.session import Solver
+from kaboom.solver.simulator import SimulatedGame, parse_board
+from kaboom.solver.strategy import Decision
 
 FIRST: Cell = (0, 0)
 

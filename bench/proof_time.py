@@ -1,4 +1,5 @@
-"""How long a proof takes: p50/p99 of :func:`solver.proof.prove` on positions from real games.
+"""How long a proof takes: p50/p99 of :func:`kaboom.solver.proof.prove` on positions from
+real games.
 
 Usage: python bench/proof_time.py --games 20 --sizes 30x16/99 100x100/2000 \
            --json bench/results/proof_time.json
@@ -19,10 +20,10 @@ import statistics
 import time
 from pathlib import Path
 
-from solver.bench.machine import machine
-from solver.knowledge import KnowledgeEngine
-from solver.proof import prove
-from solver.simulator import SimulatedGame, parse_board
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.knowledge import KnowledgeEngine
+from kaboom.solver.proof import prove
+from kaboom.solver.simulator import SimulatedGame, parse_board
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -4,9 +4,9 @@ Usage: python bench/read_flood.py [--connections 60] [--seconds 10] [--workers 1
            [--repeat 2] [--json PATH]
 
 Starts ``kaboom serve`` as it ships (``KABOOM_REQUESTS_PER_SECOND``: a client's requests
-past 100 in a second wait, ``server/request_rate.py``; and
+past 100 in a second wait, ``kaboom/server/request_rate.py``; and
 ``KABOOM_REQUESTS_PER_CLIENT``: a process works on 8 requests of a client at once,
-``server/edge.py``'s ``ClientTurns``), with the rate off, and with both off, alternating
+``kaboom/server/edge.py``'s ``ClientTurns``), with the rate off, and with both off, alternating
 ``--repeat`` times.  In each, a player at 127.0.0.200 reads a game every
 50 ms on a kept-alive connection, first alone and then while a client at 127.0.0.2 reads
 another game as fast as ``--connections`` kept-alive connections allow (a process of its
@@ -30,9 +30,9 @@ from typing import Any
 
 import httpx
 
+from kaboom.server.config import Settings
+from kaboom.solver.bench.machine import machine
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
-from server.config import Settings
-from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 _TURNS = Settings.model_fields["requests_per_client"].default

@@ -30,13 +30,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from kaboom.server.config import Settings
+from kaboom.server.game import Rules
+from kaboom.server.service import GameService
+from kaboom.server.store import MemoryStore
+from kaboom.solver.advisor import decide
+from kaboom.solver.bench.machine import machine
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer, PostgresServer, find_postgres
-from server.config import Settings
-from server.game import Rules
-from server.service import GameService
-from server.store import MemoryStore
-from solver.advisor import decide
-from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -4,7 +4,7 @@ Usage: python bench/slow_clients.py [--attackers 4] [--per-attacker 400] [--seco
            [--fds 1024] [--json PATH]
 
 Starts ``kaboom serve`` with ``--fds`` open files (a common default) twice: as it ships
-(``server/connections.py``: headers within 10 s, 64 connections a client) and with
+(``kaboom/server/connections.py``: headers within 10 s, 64 connections a client) and with
 those guards off, as uvicorn alone serves.  In each, ``--attackers`` client addresses
 (127.0.0.2, 127.0.0.3, …; loopback answers to all of 127/8) each hold
 ``--per-attacker`` connections that send a request's headers a line every two seconds
@@ -30,9 +30,9 @@ from typing import Any
 
 import httpx
 
+from kaboom.server.config import Settings
+from kaboom.solver.bench.machine import machine
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
-from server.config import Settings
-from solver.bench.machine import machine
 
 ROOT = Path(__file__).resolve().parents[1]
 _SHIPPED = Settings.model_fields  # the defaults, whatever KABOOM_* this shell has set

@@ -4,7 +4,7 @@ Usage: python bench/solver_compare.py --preset expert --games 2000 --jobs 2 \
            --a strong --b 'strong,progress_weight=0.5'
 
 A profile is a spec: a registered name, optionally followed by ``,field=value``
-overrides (``solver.profiles.find_profile``).
+overrides (``kaboom.solver.profiles.find_profile``).
 Prints both win rates and the discordant pairs (games only one of them won), which is
 what decides the comparison (McNemar); ``--json PATH`` writes the figures.
 """
@@ -15,10 +15,10 @@ import argparse
 import json
 import math
 
-from solver.bench.machine import machine
-from solver.bench.runner import run_games, summarise
-from solver.profiles import profile_spec
-from solver.simulator import preset
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.bench.runner import run_games, summarise
+from kaboom.solver.profiles import profile_spec
+from kaboom.solver.simulator import preset
 
 
 def mcnemar(a_only: int, b_only: int) -> float:

@@ -29,11 +29,11 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, sync_playwright
 
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.knowledge import KnowledgeEngine
+from kaboom.solver.position import Position
+from kaboom.solver.simulator import parse_board
 from kaboom.testing import CHROMIUM_ARGS, NO_CREATION_LIMITS, LiveServer
-from solver.bench.machine import machine
-from solver.knowledge import KnowledgeEngine
-from solver.position import Position
-from solver.simulator import parse_board
 
 # Installed in the page: one sample per click that changed the board.
 PROBE = """() => {

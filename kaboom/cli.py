@@ -17,13 +17,14 @@ __all__ = ["main", "parse_args"]
 
 # (words, module, help)
 _COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
-    (("serve",), "server.cli", "run the Kaboom game server"),
-    (("backup",), "server.backup", "copy a running server's store (SQLite; PostgreSQL: pg_dump)"),
-    (("restore",), "server.restore", "put a backup back as the store (the server stopped)"),
-    (("bench",), "solver.bench.cli", "play N simulated games and report the win rate"),
-    (("calibrate",), "solver.bench.calibrate", "predicted vs observed mine rate per bucket"),
-    (("bot", "play"), "bots.play_cli", "play Kaboom games over the HTTP API"),
-    (("bot", "desktop"), "bots.desktop.cli", "play a desktop Minesweeper on the screen"),
+    (("serve",), "kaboom.server.cli", "run the Kaboom game server"),
+    (("backup",), "kaboom.server.backup",
+     "copy a running server's store (SQLite; PostgreSQL: pg_dump)"),
+    (("restore",), "kaboom.server.restore", "put a backup back as the store (the server stopped)"),
+    (("bench",), "kaboom.solver.bench.cli", "play N simulated games and report the win rate"),
+    (("calibrate",), "kaboom.solver.bench.calibrate", "predicted vs observed mine rate per bucket"),
+    (("bot", "play"), "kaboom.bots.play_cli", "play Kaboom games over the HTTP API"),
+    (("bot", "desktop"), "kaboom.bots.desktop.cli", "play a desktop Minesweeper on the screen"),
 ]
 
 

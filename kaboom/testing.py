@@ -55,7 +55,7 @@ def free_port() -> int:
 class LiveServer:
     """A real ``kaboom serve`` process on a free port.
 
-    ``settings`` are :class:`server.config.Settings` fields, passed to the server as
+    ``settings`` are :class:`kaboom.server.config.Settings` fields, passed to the server as
     ``KABOOM_*`` environment variables (so that every worker process reads them too).
     """
 

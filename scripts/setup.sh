@@ -51,7 +51,7 @@ if [[ $kind == test && ! -f node_modules/axe-core/axe.min.js ]]; then
 fi
 
 # The compiled kernel is built by that install too, so its sources count as well.
-hash=$(cat pyproject.toml $(ls setup.py solver/*.pyx 2>/dev/null) | sha256sum | cut -d' ' -f1)
+hash=$(cat pyproject.toml $(ls setup.py kaboom/solver/*.pyx 2>/dev/null) | sha256sum | cut -d' ' -f1)
 done_for() { [[ -x .venv/bin/kaboom && "$(cat ".venv/.kaboom-setup-$1" 2>/dev/null)" == "$hash" ]]; }
 # A test setup holds everything playing needs, so it serves ./run.sh too.
 if done_for test || { [[ $kind == play ]] && done_for play; }; then
@@ -63,9 +63,14 @@ if [[ ! -x .venv/bin/python ]]; then
   .venv/bin/python -m pip install -q --upgrade pip
 fi
 echo "setup: installing Kaboom into .venv ($kind)"
-if [[ $kind == test ]]; then
-  .venv/bin/python -m pip install -q -e '.[test]'
-else
-  .venv/bin/python -m pip install -q -e .
+# A venv made before the distribution was renamed (it was "kaboom", a name another project
+# owns on PyPI) still holds that editable install of this checkout: take it out.
+if .venv/bin/python -m pip show kaboom 2>/dev/null | grep -qx "Editable project location: $PWD"; then
+  .venv/bin/python -m pip uninstall -q -y kaboom
 fi
+# Every editable install by setuptools ends with a warning block about folders named like the
+# package in the working directory; here that folder is the package itself (kaboom/), so the
+# warning says nothing to act on. Warnings of any other text still show.
+extra=$([[ $kind == test ]] && echo '[test]' || echo '')
+PYTHONWARNINGS="ignore:Editable installation" .venv/bin/python -m pip install -q -e ".$extra"
 echo "$hash" >".venv/.kaboom-setup-$kind"

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Vendors htmx into web/vendor/ (package data of the wheel): ./scripts/vendor-htmx.sh 2.0.11
+# Vendors htmx into kaboom/web/vendor/ (package data of the wheel): ./scripts/vendor-htmx.sh 2.0.11
 # Only updating htmx needs npm: `npm pack` fetches the registry's htmx.org package; this copies
 # dist/htmx.min.js and its licence and records the version, the tarball's integrity and the
-# file's sha256 in web/vendor/vendored.json, which a test checks against the file.
+# file's sha256 in kaboom/web/vendor/vendored.json, which a test checks against the file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:?usage: $0 VERSION}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && npm pack --silent --json "htmx.org@$version" >pack.json && tar xzf htmx.org-*.tgz)
-cp "$tmp/package/dist/htmx.min.js" web/vendor/htmx.min.js
-cp "$tmp/package/LICENSE" web/vendor/htmx.LICENSE
+cp "$tmp/package/dist/htmx.min.js" kaboom/web/vendor/htmx.min.js
+cp "$tmp/package/LICENSE" kaboom/web/vendor/htmx.LICENSE
 python3 - "$tmp/pack.json" <<'PY'
 import hashlib, json, sys
 from pathlib import Path
@@ -25,9 +25,9 @@ record = {
         "license": meta["license"],
         "license_file": "htmx.LICENSE",
         "tarball_integrity": pack["integrity"],
-        "sha256": hashlib.sha256(Path("web/vendor/htmx.min.js").read_bytes()).hexdigest(),
+        "sha256": hashlib.sha256(Path("kaboom/web/vendor/htmx.min.js").read_bytes()).hexdigest(),
     }
 }
-Path("web/vendor/vendored.json").write_text(json.dumps(record, indent=2) + "\n")
+Path("kaboom/web/vendor/vendored.json").write_text(json.dumps(record, indent=2) + "\n")
 print(f"htmx {pack['version']} vendored ({meta['license']})")
 PY

@@ -12,9 +12,9 @@ import httpx2  # what Starlette's TestClient is built on
 import pytest
 from fastapi.testclient import TestClient
 
+from kaboom.server.config import Settings
+from kaboom.server.main import create_app
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer, PostgresServer, find_postgres
-from server.config import Settings
-from server.main import create_app
 
 __all__ = ["PlayerClient", "settings_for"]
 

@@ -10,7 +10,7 @@ import itertools
 import random
 from collections.abc import Iterable, Iterator
 
-from solver.position import COVERED_CHARS, Cell, Position
+from kaboom.solver.position import COVERED_CHARS, Cell, Position
 
 
 def layouts(position: Position) -> Iterator[frozenset[Cell]]:

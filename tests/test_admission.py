@@ -1,4 +1,4 @@
-"""The solver gate's share of threads between clients (``server/admission.py``), with real
+"""The solver gate's share of threads between clients (``kaboom/server/admission.py``), with real
 threads and real time: which request gets a freed thread, not how fast it runs."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import time
 import anyio
 import pytest
 
-from server.admission import Gate
-from solver.budget import Budget
-from solver.errors import BudgetExceededError
+from kaboom.server.admission import Gate
+from kaboom.solver.budget import Budget
+from kaboom.solver.errors import BudgetExceededError
 
 
 def _work(done: list[str], name: str, seconds: float = 0.3):  # type: ignore[no-untyped-def]

@@ -11,8 +11,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from kaboom.solver.position import Position
 from kaboom.testing import LiveServer
-from solver.position import Position
 from tests import oracle
 from tests.apikit import new_game
 
@@ -282,7 +282,7 @@ def test_game_survives_a_server_restart(live_server: LiveServer) -> None:
 
 
 def test_health_reads_the_store(client: TestClient) -> None:
-    from server import migrations
+    from kaboom.server import migrations
 
     r = client.get("/api/health")
     assert r.status_code == 200

@@ -1,4 +1,4 @@
-"""``kaboom backup`` (``server/backup.py``): a copy of a live SQLite store, taken while two
+"""``kaboom backup`` (``kaboom/server/backup.py``): a copy of a live SQLite store, taken while two
 workers write to it, holds every move acknowledged before it began and serves as a store."""
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kaboom.server.config import Settings
+from kaboom.server.errors import GameNotFoundError
+from kaboom.server.game import Rules
+from kaboom.server.service import GameService
+from kaboom.server.store import open_store
+from kaboom.solver.position import Move
 from kaboom.testing import LiveServer, PostgresServer, free_port
-from server.config import Settings
-from server.errors import GameNotFoundError
-from server.game import Rules
-from server.service import GameService
-from server.store import open_store
-from solver.position import Move
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(180)

@@ -19,14 +19,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kaboom.server.game import Game, Referee, Rules, Step
+from kaboom.server.store import SqliteStore
+from kaboom.server.store import _step_to_json as store_step_json
+from kaboom.solver.budget import Budget
+from kaboom.solver.errors import BudgetExceededError
+from kaboom.solver.frontier import frontier_of
+from kaboom.solver.position import Move, neighbours
 from kaboom.testing import LiveServer
-from server.game import Game, Referee, Rules, Step
-from server.store import SqliteStore
-from server.store import _step_to_json as store_step_json
-from solver.budget import Budget
-from solver.errors import BudgetExceededError
-from solver.frontier import frontier_of
-from solver.position import Move, neighbours
 
 SIDE, DENSE = 256, 256 * 256 // 2
 MARGIN_S = 1.5

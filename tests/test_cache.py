@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from solver.cache import CachePool, SizedCache
+from kaboom.solver.cache import CachePool, SizedCache
 
 
 def _cache(pool: CachePool, cap: int) -> SizedCache[str, bytes]:

@@ -1,4 +1,4 @@
-"""What a connection may hold before it sends a request (``server/connections.py``), on a
+"""What a connection may hold before it sends a request (``kaboom/server/connections.py``), on a
 real ``kaboom serve``: late headers are closed, a client's and a process's connections
 are capped, and none of it touches a request once its headers are in."""
 
@@ -19,10 +19,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from kaboom.server.config import Settings
+from kaboom.server.connections import ClientCounts, _RefusalLog, connection_cap
+from kaboom.server.edge import SECURITY_HEADERS, Trusted
 from kaboom.testing import LiveServer
-from server.config import Settings
-from server.connections import ClientCounts, _RefusalLog, connection_cap
-from server.edge import SECURITY_HEADERS, Trusted
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(120)

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.result import Ok
 
+from kaboom.server.service import GameService
+from kaboom.server.store import open_store
 from kaboom.testing import LiveServer
-from server.service import GameService
-from server.store import open_store
 from tests.apikit import new_game
 from tests.conftest import PlayerClient, settings_for
 
@@ -286,7 +286,7 @@ def test_security_headers_and_no_banner(http: httpx.Client) -> None:
 # ------------------------------------------------------------------ growth
 
 def test_game_creation_is_rate_limited_per_client(tmp_path: Path) -> None:
-    from server.main import create_app
+    from kaboom.server.main import create_app
 
     app = create_app(settings_for(tmp_path / "g.db", create_per_minute=60, create_burst=3))
     with PlayerClient(app) as c:
@@ -303,7 +303,7 @@ def test_a_client_has_a_days_cells_of_new_games(tmp_path: Path) -> None:
     one 10x10 board; then even a 2x2 waits until its 4 cells have refilled (1,000 a day is
     86.4 s a cell), while the games bucket is off.  A board larger than the day's cells
     takes all of them, once."""
-    from server.main import create_app
+    from kaboom.server.main import create_app
 
     def board(c: PlayerClient, side: int) -> int:
         return c.post("/api/games", json={"width": side, "height": side, "mines": 1}).status_code
@@ -325,7 +325,7 @@ def test_all_clients_share_a_days_cells_of_new_games(tmp_path: Path) -> None:
     """Clients of many addresses escape the per-client buckets; the shared bucket bounds
     what the store grows by a day.  Its refusal is a 503 (no fault of the client's), and
     gives the client back the cells its own bucket had given."""
-    from server.main import create_app
+    from kaboom.server.main import create_app
 
     def board(c: PlayerClient, side: int) -> Any:
         return c.post("/api/games", json={"width": side, "height": side, "mines": 1})
@@ -346,8 +346,8 @@ def test_all_clients_share_a_days_cells_of_new_games(tmp_path: Path) -> None:
 
 
 def test_expiry_removes_finished_and_idle_games_only(tmp_path: Path) -> None:
-    from server.game import Rules
-    from solver.position import Move
+    from kaboom.server.game import Rules
+    from kaboom.solver.position import Move
 
     settings = settings_for(tmp_path / "g.db", finished_expiry_s=100, idle_expiry_s=1000)
     service = GameService(open_store(settings.db), settings)
@@ -404,7 +404,7 @@ def test_a_body_that_trickles_in_is_refused_at_its_deadline() -> None:
 
     from starlette.types import Message, Receive, Scope, Send
 
-    from server.edge import BodyGuard
+    from kaboom.server.edge import BodyGuard
 
     reached: list[str] = []
 
@@ -445,7 +445,7 @@ def test_static_files_are_the_pages_kinds_and_always_revalidated(http: httpx.Cli
 
 def test_an_ipv6_network_is_one_creation_bucket() -> None:
     """Each address had its own bucket, and one IPv6 /64 holds 2**64 of them."""
-    from server.edge import bucket_of
+    from kaboom.server.edge import bucket_of
 
     assert bucket_of("2001:db8:1:2::1") == bucket_of("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
     assert bucket_of("2001:db8:1:3::1") != bucket_of("2001:db8:1:2::1")

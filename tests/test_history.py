@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from server.config import Settings
-from server.game import Rules
-from server.main import create_app
-from server.schemas import PAGE_MAX
-from server.service import GameService
-from server.store import MemoryStore
-from solver.position import Move
+from kaboom.server.config import Settings
+from kaboom.server.game import Rules
+from kaboom.server.main import create_app
+from kaboom.server.schemas import PAGE_MAX
+from kaboom.server.service import GameService
+from kaboom.server.store import MemoryStore
+from kaboom.solver.position import Move
 from tests.apikit import new_game
 from tests.conftest import PlayerClient, settings_for
 

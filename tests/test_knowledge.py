@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import knowledge as knowledge_module
-from solver.budget import Budget
-from solver.knowledge import CountEncoding, KnowledgeEngine, classify
-from solver.position import Position
+from kaboom.solver import knowledge as knowledge_module
+from kaboom.solver.budget import Budget
+from kaboom.solver.knowledge import CountEncoding, KnowledgeEngine, classify
+from kaboom.solver.position import Position
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

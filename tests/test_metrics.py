@@ -1,4 +1,4 @@
-"""What ``GET /api/metrics`` tells an operator (``server/metrics.py``): requests by route,
+"""What ``GET /api/metrics`` tells an operator (``kaboom/server/metrics.py``): requests by route,
 games, solver work and refusals, in one process and summed over worker processes."""
 
 from __future__ import annotations
@@ -23,17 +23,17 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr, ValidationError
 
+from kaboom.server import VERSION
+from kaboom.server.admission import Gate
+from kaboom.server.config import Settings
+from kaboom.server.game import Game, Rules, Step
+from kaboom.server.main import create_app
+from kaboom.server.service import GameService
+from kaboom.server.store import open_store
+from kaboom.solver.budget import Budget
+from kaboom.solver.errors import BudgetExceededError
+from kaboom.solver.position import Move
 from kaboom.testing import LiveServer, free_port
-from server import VERSION
-from server.admission import Gate
-from server.config import Settings
-from server.game import Game, Rules, Step
-from server.main import create_app
-from server.service import GameService
-from server.store import open_store
-from solver.budget import Budget
-from solver.errors import BudgetExceededError
-from solver.position import Move
 from tests.apikit import new_game
 from tests.conftest import PlayerClient, settings_for
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.frontier import Constraint
-from solver.position import Cell, Position
-from solver.probability import count_component, draw_layout, probabilities, sample_layout
+from kaboom.solver.frontier import Constraint
+from kaboom.solver.position import Cell, Position
+from kaboom.solver.probability import count_component, draw_layout, probabilities, sample_layout
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.errors import InvalidPositionError, NoProofError
-from solver.position import Position
-from solver.proof import Proof, prove
+from kaboom.solver.errors import InvalidPositionError, NoProofError
+from kaboom.solver.position import Position
+from kaboom.solver.proof import Proof, prove
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from server.config import Settings
-from server.game import Rules
-from server.service import GameService
-from server.store import open_store
-from solver.budget import Budget
-from solver.errors import BudgetExceededError
-from solver.knowledge import classify
-from solver.position import GameStatus, Move, Position
-from solver.proof import Proof, prove
+from kaboom.server.config import Settings
+from kaboom.server.game import Rules
+from kaboom.server.service import GameService
+from kaboom.server.store import open_store
+from kaboom.solver.budget import Budget
+from kaboom.solver.errors import BudgetExceededError
+from kaboom.solver.knowledge import classify
+from kaboom.solver.position import GameStatus, Move, Position
+from kaboom.solver.proof import Proof, prove
 from tests import oracle
 from tests.apikit import new_game
 
@@ -190,10 +190,10 @@ def test_a_game_that_ends_while_its_proof_is_computed_still_gets_the_proof(
     """The player's last move can land while a proof they asked for is computed: the
     game is over by the time the proof would mark it assisted.  The proof is answered
     (proofs are free after a game; this one came after the last move), not a 409."""
-    import server.service
-    from server.game import Rules
-    from server.service import GameService
-    from server.store import open_store
+    import kaboom.server.service
+    from kaboom.server.game import Rules
+    from kaboom.server.service import GameService
+    from kaboom.server.store import open_store
     from tests.conftest import settings_for
 
     service = GameService(open_store(str(tmp_path / "g.db")), settings_for(tmp_path / "g.db"))
@@ -210,7 +210,7 @@ def test_a_game_that_ends_while_its_proof_is_computed_still_gets_the_proof(
         assert ended.status is GameStatus.LOST
         return prove(*args)
 
-    monkeypatch.setattr(server.service, "prove", prove_while_the_game_ends)
+    monkeypatch.setattr(kaboom.server.service, "prove", prove_while_the_game_ends)
     finished, proof = service.proof(game.id, mine, token)
     assert proof.mine and finished.status is GameStatus.LOST and not finished.assisted
 

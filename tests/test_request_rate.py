@@ -1,4 +1,4 @@
-"""Requests a second per client (``server/request_rate.py``): past the rate a client's
+"""Requests a second per client (``kaboom/server/request_rate.py``): past the rate a client's
 requests wait until the window lets them in, other clients, another IPv6 /64 and a
 trusted proxy pass at once, the window slides, and the count holds over every worker of
 a server."""
@@ -18,10 +18,10 @@ import httpx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kaboom.server.edge import Trusted
+from kaboom.server.metrics import THROTTLED
+from kaboom.server.request_rate import RequestRate, RequestWindows
 from kaboom.testing import LiveServer
-from server.edge import Trusted
-from server.metrics import THROTTLED
-from server.request_rate import RequestRate, RequestWindows
 
 
 def test_the_window_counts_the_last_eleven_tenths_of_a_second() -> None:

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.game import Game, Referee, Rules
-from solver.errors import BudgetExceededError
-from solver.knowledge import CountEncoding
-from solver.position import Move, Position
+from kaboom.server.game import Game, Referee, Rules
+from kaboom.solver.errors import BudgetExceededError
+from kaboom.solver.knowledge import CountEncoding
+from kaboom.solver.position import Move, Position
 from tests import oracle
 
 Params = tuple[int, int, float, float, int]

@@ -28,11 +28,11 @@ from typing import Any
 import httpx
 import pytest
 
+from kaboom.server.config import Settings
+from kaboom.server.game import Game, Rules
+from kaboom.server.store import open_store
+from kaboom.solver.position import GameStatus, Position
 from kaboom.testing import LiveServer, PostgresServer, free_port
-from server.config import Settings
-from server.game import Game, Rules
-from server.store import open_store
-from solver.position import GameStatus, Position
 from tests import oracle
 from tests.apikit import new_game
 
@@ -147,7 +147,7 @@ def test_parallel_reveals_and_chords_over_two_processes(pair: tuple[LiveServer, 
         position = Position.from_rows(first.json()["board"], 99)
         # Every certain cell, revealed (safe ones) or flagged (mines) at once from both sides,
         # and a chord on every number: many of them race for the same cells.
-        from solver.knowledge import classify
+        from kaboom.solver.knowledge import classify
 
         knowledge = classify(position)
         moves = [("reveal", c) for c in sorted(knowledge.safe) if position.is_covered(*c)]
@@ -521,7 +521,7 @@ def test_a_stale_write_never_commits(store_url: str) -> None:
     the one the undone move left under the same number."""
     from dataclasses import replace
 
-    from server.game import Step
+    from kaboom.server.game import Step
 
     store = open_store(store_url)
     game = Game.new(f"stale-{random.random()}", Rules(9, 9, 10))
@@ -559,7 +559,7 @@ def _chord_game(store_url: str, seed: int) -> tuple[Game, Any, Any]:
     """A game at :data:`_CHORD_ROWS` and two services on one store (two processes)."""
     from dataclasses import replace
 
-    from server.service import GameService, token_hash
+    from kaboom.server.service import GameService, token_hash
 
     settings = Settings(db=store_url, create_per_minute=0)
     first, other = (GameService(open_store(store_url), settings) for _ in range(2))
@@ -597,7 +597,7 @@ def test_a_chord_computed_again_after_a_race_keeps_no_belief_from_the_first_try(
     computed again on the new game and draws other mines, so what the first try learned
     between its reveals is false.  A referee that kept it punished fair clicks later
     (a forced guess lost as a ``certain_mine``).  Its beliefs must all be true."""
-    from solver.position import Move
+    from kaboom.solver.position import Move
 
     wrong = {}
     for seed in range(1, 61):  # 4 of these 60 draws left false beliefs before the fix
@@ -615,9 +615,9 @@ def test_a_chord_out_of_time_between_its_reveals_leaves_nothing_learned(
 ) -> None:
     """docs/server.md: a move refused for time leaves the game unchanged and nothing
     learned, also when the time runs out inside a chord, after a reveal the chord drew."""
-    from solver.errors import BudgetExceededError
-    from solver.knowledge import KnowledgeEngine
-    from solver.position import Move
+    from kaboom.solver.errors import BudgetExceededError
+    from kaboom.solver.knowledge import KnowledgeEngine
+    from kaboom.solver.position import Move
 
     classify = KnowledgeEngine.classify
     calls: list[object] = []
@@ -642,7 +642,7 @@ def test_a_chord_out_of_time_between_its_reveals_leaves_nothing_learned(
 
 def test_an_old_sqlite_database_upgrades_in_place(tmp_path: Path) -> None:
     """A database written before versions and migrations existed keeps its games."""
-    from server.store import game_to_dict
+    from kaboom.server.store import game_to_dict
 
     path = tmp_path / "old.db"
     db = sqlite3.connect(path)
@@ -659,7 +659,7 @@ def test_an_old_sqlite_database_upgrades_in_place(tmp_path: Path) -> None:
     db.commit()
     db.close()
     store = open_store(str(path))
-    from server import migrations
+    from kaboom.server import migrations
 
     assert store.schema_version() == migrations.latest()
     game = store.get("old")

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from server import migrations
-from server import store as store_module
-from server.config import Settings
-from server.game import Game, Referee, Rules
-from server.service import GameService
-from server.store import GameStore, MemoryStore, SqliteStore, open_store
-from solver.position import GameStatus, Move
+from kaboom.server import migrations
+from kaboom.server import store as store_module
+from kaboom.server.config import Settings
+from kaboom.server.game import Game, Referee, Rules
+from kaboom.server.service import GameService
+from kaboom.server.store import GameStore, MemoryStore, SqliteStore, open_store
+from kaboom.solver.position import GameStatus, Move
 
 
 def test_steps_are_the_moves_in_order_and_undo_drops_the_last() -> None:

@@ -1,4 +1,4 @@
-"""A client's turns (``server/edge.py``'s ``ClientTurns``): a process works on a few of one
+"""A client's turns (``kaboom/server/edge.py``'s ``ClientTurns``): a process works on a few of one
 client's requests at once, the client's others wait in order, other clients pass, and a
 long poll gives its turn back while it waits."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import httpx
 from starlette.types import Receive, Scope, Send
 
+from kaboom.server.edge import RELEASE_TURN, ClientTurns, Trusted
 from kaboom.testing import LiveServer
-from server.edge import RELEASE_TURN, ClientTurns, Trusted
 
 
 class _App:

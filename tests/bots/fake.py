@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 
-from bots.base import GameSettings, GameView
-from bots.http import ApiError
-from solver.position import Cell, Move, MoveKind, Position
+from kaboom.bots.base import GameSettings, GameView
+from kaboom.bots.http import ApiError
+from kaboom.solver.position import Cell, Move, MoveKind, Position
 from tests import oracle
 
 

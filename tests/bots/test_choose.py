@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bots.base import choose
-from solver.position import MoveKind, Position
+from kaboom.bots.base import choose
+from kaboom.solver.position import MoveKind, Position
 from tests import oracle
 
 

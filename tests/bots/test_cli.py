@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from bots import play_cli
+from kaboom.bots import play_cli
 
 
 def _args(*argv: str) -> argparse.Namespace:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from bots.base import GameResult, GameSettings, GameView, play_game
-from bots.http import HttpClient
-from bots.play_cli import PRESETS, run_games
+from kaboom.bots.base import GameResult, GameSettings, GameView, play_game
+from kaboom.bots.http import HttpClient
+from kaboom.bots.play_cli import run_games
+from kaboom.solver import PRESETS
 from kaboom.testing import LiveServer
 from tests.bots.conftest import ROOT, subprocess_env
 
@@ -210,7 +211,7 @@ def test_once_a_request_gave_up_the_next_ones_give_up_sooner() -> None:
     """A server that is gone was retried for ``retry_for`` seconds by every new game, up
     to ``--max-errors`` of them (2.5 minutes with the defaults); after the first give-up
     the next requests retry for 5 s until the server answers again."""
-    from bots.base import ClientError
+    from kaboom.bots.base import ClientError
 
     async def two_tries() -> list[float]:
         took = []

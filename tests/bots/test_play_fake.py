@@ -9,10 +9,10 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from bots.base import GameResult, GameSettings, GameView, play_game
-from bots.http import HttpClient
-from bots.play_cli import run_games, summarize
-from solver.position import Move
+from kaboom.bots.base import GameResult, GameSettings, GameView, play_game
+from kaboom.bots.http import HttpClient
+from kaboom.bots.play_cli import run_games, summarize
+from kaboom.solver.position import Move
 from tests.bots.fake import FakeClient, FakeServer, Fault, api_handler
 from tests.bots.test_choose import check_choice
 

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from bots.base import GameResult, GameSettings, GameView, play_game
-from bots.http import HttpClient
+from kaboom.bots.base import GameResult, GameSettings, GameView, play_game
+from kaboom.bots.http import HttpClient
 from kaboom.testing import LiveServer
 
 CHROMIUM = os.environ.get("KABOOM_CHROMIUM", "/usr/bin/chromium")

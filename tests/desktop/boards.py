@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from solver.position import Cell
+from kaboom.solver.position import Cell
 from tests.oracle import number_at
 
 

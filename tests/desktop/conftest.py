@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bots.desktop.xvfb import virtual_display
+from kaboom.bots.desktop.xvfb import virtual_display
 from kaboom.testing import LiveServer
 
 SGT_MINES = shutil.which("sgt-mines") or "/usr/games/sgt-mines"

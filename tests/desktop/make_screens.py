@@ -19,13 +19,13 @@ from pathlib import Path
 import httpx
 from PIL import Image
 
-from bots.desktop.driver import DesktopSession
-from bots.desktop.profile import find_profile
-from bots.desktop.profiles.kaboom_page import KaboomPage
-from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
-from solver.advisor import decide
-from solver.knowledge import classify
-from solver.position import Move, Position
+from kaboom.bots.desktop.driver import DesktopSession
+from kaboom.bots.desktop.profile import find_profile
+from kaboom.bots.desktop.profiles.kaboom_page import KaboomPage
+from kaboom.bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
+from kaboom.solver.advisor import decide
+from kaboom.solver.knowledge import classify
+from kaboom.solver.position import Move, Position
 from tests.desktop.boards import expected_rows, opened_by, random_layout
 
 OUT = Path(__file__).resolve().parents[1] / "data" / "screens"

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from bots.desktop import Profile, find_grid, locate_colour
+from kaboom.bots.desktop import Profile, find_grid, locate_colour
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "calibration"
 

@@ -49,7 +49,7 @@ def test_cli_rejects_an_unknown_game() -> None:
 def test_look_prints_every_reading_and_draws_them(tmp_path: Path) -> None:
     import random
 
-    from bots.desktop.profiles.sgt_mines import encode_layout
+    from kaboom.bots.desktop.profiles.sgt_mines import encode_layout
     from tests.desktop.boards import expected_rows, opened_by, random_layout
 
     mines, start = random_layout(random.Random("look"), 9, 9, 10)

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from bots.desktop import Grid, Profile
-from bots.desktop.driver import DesktopSession
-from bots.desktop.screen import Window
-from solver.position import Position
+from kaboom.bots.desktop import Grid, Profile
+from kaboom.bots.desktop.driver import DesktopSession
+from kaboom.bots.desktop.screen import Window
+from kaboom.solver.position import Position
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENS = ROOT / "tests" / "data" / "screens" / "sgt-mines"

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from bots.desktop import find_profile
-from bots.desktop.driver import DesktopSession, _may_complete
-from solver.position import Cell, Move, Position
+from kaboom.bots.desktop import find_profile
+from kaboom.bots.desktop.driver import DesktopSession, _may_complete
+from kaboom.solver.position import Cell, Move, Position
 from tests.oracle import number_at
 
 SHOTS = Path(__file__).resolve().parents[1] / "data" / "screens" / "gnome-mines"

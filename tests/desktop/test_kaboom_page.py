@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
-from bots.desktop.driver import DesktopSession
-from bots.desktop.profiles.kaboom_page import KaboomPage
-from solver.advisor import decide
-from solver.knowledge import classify
-from solver.position import Move, Position
+from kaboom.bots.desktop.driver import DesktopSession
+from kaboom.bots.desktop.profiles.kaboom_page import KaboomPage
+from kaboom.solver.advisor import decide
+from kaboom.solver.knowledge import classify
+from kaboom.solver.position import Move, Position
 from tests.apikit import new_game
 from tests.desktop.cli import kaboom_desktop
 

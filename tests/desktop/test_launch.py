@@ -9,7 +9,7 @@ from typing import ClassVar
 
 import pytest
 
-from bots.desktop import Profile, find_profile
+from kaboom.bots.desktop import Profile, find_profile
 
 
 def _running(pid: int) -> bool:

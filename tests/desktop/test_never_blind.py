@@ -12,10 +12,10 @@ from collections.abc import Iterator
 import pytest
 from Xlib import X, display
 
-from bots.desktop.driver import DesktopSession
-from bots.desktop.profiles.sgt_mines import SgtMines
-from bots.desktop.screen import Screen
-from solver.position import Move
+from kaboom.bots.desktop.driver import DesktopSession
+from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
+from kaboom.bots.desktop.screen import Screen
+from kaboom.solver.position import Move
 from tests.desktop.cli import kaboom_desktop
 from tests.desktop.conftest import SGT_MINES
 

@@ -25,7 +25,7 @@ PLUGIN = '''
 
 import shutil
 
-from bots.desktop import Profile
+from kaboom.bots.desktop import Profile
 
 
 class PluginMines(Profile):

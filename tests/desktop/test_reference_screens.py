@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from bots.desktop.driver import nearest_first
-from bots.desktop.grid import GridNotFoundError, find_grid
-from bots.desktop.profile import find_profile, profile_names
-from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
-from solver.position import Move, Position
+from kaboom.bots.desktop.driver import nearest_first
+from kaboom.bots.desktop.grid import GridNotFoundError, find_grid
+from kaboom.bots.desktop.profile import find_profile, profile_names
+from kaboom.bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
+from kaboom.solver.position import Move, Position
 
 SCREENS = Path(__file__).resolve().parents[1] / "data" / "screens"
 SHOTS = sorted(SCREENS.glob("*/*.png"))

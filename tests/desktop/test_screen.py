@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from Xlib.protocol.display import Display as XDisplay
 
-from bots.desktop.driver import DesktopSession
-from bots.desktop.profiles.sgt_mines import SgtMines
-from bots.desktop.screen import Screen, WindowNotFoundError
+from kaboom.bots.desktop.driver import DesktopSession
+from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
+from kaboom.bots.desktop.screen import Screen, WindowNotFoundError
 from tests.desktop.conftest import SGT_MINES
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bots.desktop.driver import DesktopSession
-from bots.desktop.profiles.sgt_mines import SgtMines
-from bots.desktop.screen import Window
-from solver.position import Move
+from kaboom.bots.desktop.driver import DesktopSession
+from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
+from kaboom.bots.desktop.screen import Window
+from kaboom.solver.position import Move
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 

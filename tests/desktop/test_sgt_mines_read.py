@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from bots.desktop.driver import DesktopSession
-from bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
-from solver.position import Move
+from kaboom.bots.desktop.driver import DesktopSession
+from kaboom.bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
+from kaboom.solver.position import Move
 from tests.desktop.boards import expected_rows, opened_by, random_layout
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")

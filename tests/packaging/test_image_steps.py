@@ -179,7 +179,7 @@ def image() -> Iterator[Image]:
 
 def test_the_context_is_only_what_the_wheel_is_built_from(image: Image) -> None:
     names = {p.name for p in image.context.iterdir()}
-    assert {"pyproject.toml", "README.md", "server", "web"} <= names
+    assert {"pyproject.toml", "README.md", "kaboom"} <= names
     assert not names & {".venv", ".git", "tests", "bench", "docs"}
 
 
@@ -187,14 +187,14 @@ def test_the_wheel_holds_the_whole_game(image: Image) -> None:
     names = set(zipfile.ZipFile(image.wheel()).namelist())
     for name in ("web/index.html", "web/kaboom.js", "web/vendor/htmx.min.js",
                  "web/vendor/htmx.LICENSE", "web/api-docs.html", "web/api-docs.js",
-                 "server/assets.py", "solver/knowledge.py", "kaboom/cli.py"):
-        assert name in names, name
+                 "server/assets.py", "solver/knowledge.py", "cli.py"):
+        assert f"kaboom/{name}" in names, name
     assert not [n for n in names if n.startswith(("tests/", "bench/"))]
 
 
 def test_the_installed_server_serves_the_game_offline(image: Image, browser: Browser) -> None:
-    where = subprocess.run([str(image.venv / "bin" / "python"), "-c",
-                            "import server, web; print(server.__file__, web.__file__)"],
+    code = "import kaboom.server as s, kaboom.web as w; print(s.__file__, w.__file__)"
+    where = subprocess.run([str(image.venv / "bin" / "python"), "-c", code],
                            cwd=image.root, env=image.env, capture_output=True, text=True,
                            check=True).stdout.split()
     assert all(Path(p).is_relative_to(image.venv) for p in where), where
@@ -204,7 +204,7 @@ def test_the_installed_server_serves_the_game_offline(image: Image, browser: Bro
     uid = int(found.group(1))
     assert uid == (NOBODY if image.as_user else os.geteuid())
 
-    record = json.loads((ROOT / "web/vendor/vendored.json").read_text())["htmx.min.js"]
+    record = json.loads((ROOT / "kaboom/web/vendor/vendored.json").read_text())["htmx.min.js"]
     with httpx.Client(base_url=image.url, timeout=30) as http:
         htmx = http.get("/static/vendor/htmx.min.js")
         assert hashlib.sha256(htmx.raise_for_status().content).hexdigest() == record["sha256"]

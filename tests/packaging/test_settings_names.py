@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kaboom.cli import parse_args
-from server.config import Settings
+from kaboom.server.config import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

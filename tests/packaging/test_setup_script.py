@@ -9,8 +9,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 # Stands in for .venv/bin/python: records how pip was called instead of installing.
+# `pip show kaboom` answers as for the old editable install while .venv/old-kaboom exists.
 FAKE_PYTHON = """#!/bin/sh
-echo "$*" >> "$(dirname "$0")/../calls"
+venv="$(dirname "$0")/.."
+echo "$*" >> "$venv/calls"
+if [ "$*" = "-m pip show kaboom" ] && [ -e "$venv/old-kaboom" ]; then
+  echo "Name: kaboom"; echo "Editable project location: $PWD"
+fi
 """
 
 
@@ -36,7 +41,8 @@ def setup(tmp: Path, *args: str) -> list[str]:
     calls.unlink(missing_ok=True)
     subprocess.run(["bash", "scripts/setup.sh", *args], cwd=tmp, check=True,
                    capture_output=True, timeout=60)
-    return calls.read_text().splitlines() if calls.exists() else []
+    made = calls.read_text().splitlines() if calls.exists() else []
+    return [c for c in made if c != "-m pip show kaboom"]
 
 
 def test_pip_runs_once_per_pyproject_and_the_test_setup_serves_play(tmp_path: Path) -> None:
@@ -54,13 +60,21 @@ def test_pip_runs_once_per_pyproject_and_the_test_setup_serves_play(tmp_path: Pa
 
 def test_a_changed_kernel_source_is_built_again(tmp_path: Path) -> None:
     tmp = checkout(tmp_path)
-    (tmp / "solver").mkdir()
-    kernel = tmp / "solver" / "_kernels.pyx"
+    (tmp / "kaboom" / "solver").mkdir(parents=True)
+    kernel = tmp / "kaboom" / "solver" / "_kernels.pyx"
     kernel.write_text("# v1\n")
     assert setup(tmp) == ["-m pip install -q -e ."]
     assert setup(tmp) == []
     kernel.write_text("# v2\n")
     assert setup(tmp) == ["-m pip install -q -e ."]
+
+
+def test_the_old_distribution_name_is_replaced(tmp_path: Path) -> None:
+    # A venv from before the rename holds "kaboom" (another project's name on PyPI) as an
+    # editable install of this checkout: it goes before the new name goes in.
+    tmp = checkout(tmp_path)
+    (tmp / ".venv" / "old-kaboom").touch()
+    assert setup(tmp) == ["-m pip uninstall -q -y kaboom", "-m pip install -q -e ."]
 
 
 def test_unknown_option_is_refused(tmp_path: Path) -> None:

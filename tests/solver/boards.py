@@ -7,11 +7,11 @@ from collections.abc import Mapping
 
 from hypothesis import strategies as st
 
-from solver import counting
-from solver.frontier import components, frontier_of
-from solver.guess import Situation
-from solver.position import Cell, Position
-from solver.profiles import PROFILES, Profile
+from kaboom.solver import counting
+from kaboom.solver.frontier import components, frontier_of
+from kaboom.solver.guess import Situation
+from kaboom.solver.position import Cell, Position
+from kaboom.solver.profiles import PROFILES, Profile
 from tests import oracle
 
 BoardParams = tuple[int, int, float, float, int]

@@ -8,8 +8,8 @@ import time
 import pytest
 from hypothesis import given, settings
 
-from solver.advisor import decide, decide_rows
-from solver.position import MoveKind, Position
+from kaboom.solver.advisor import decide, decide_rows
+from kaboom.solver.position import MoveKind, Position
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 
@@ -109,9 +109,9 @@ def test_nothing_to_do_when_only_mines_left() -> None:
 @given(params=boards)
 def test_sat_fallback_is_complete(params: BoardParams) -> None:
     """With counting disabled (node limit 0) the SAT engine must still find every proof."""
-    from solver import counting
-    from solver.profiles import Profile
-    from solver.strategy import choose
+    from kaboom.solver import counting
+    from kaboom.solver.profiles import Profile
+    from kaboom.solver.strategy import choose
 
     position = make_position(params)
     if position.is_start:
@@ -133,7 +133,7 @@ def test_boards_with_more_layouts_than_a_float_holds_are_played(profile: str) ->
     """40x40 with 400 mines has over 1e308 layouts: the lookahead's scores multiplied
     exact counts by floats, and ``strong`` stopped at its first guess with an
     OverflowError (a bot on such a server game failed every game)."""
-    from solver.bench.runner import play_game
+    from kaboom.solver.bench.runner import play_game
 
     results = [play_game(40, 40, 400, "sfar", seed, profile) for seed in range(3)]
     assert all(r.guesses > 0 and r.decisions > r.guesses for r in results)

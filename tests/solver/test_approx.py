@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from solver.approx import approximate, iterate
-from solver.position import Position
+from kaboom.solver.approx import approximate, iterate
+from kaboom.solver.position import Position
 from tests.solver.boards import BoardParams, boards, make_position
 
 # Seed 000: group A (3 own cells + 4 shared) holds 4 mines, group B (3 own + the same

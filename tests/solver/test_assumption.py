@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 
-from solver.assumption import deduce, solve_assumptions
-from solver.frontier import Constraint
-from solver.groups import reduce_groups
+from kaboom.solver.assumption import deduce, solve_assumptions
+from kaboom.solver.frontier import Constraint
+from kaboom.solver.groups import reduce_groups
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kaboom.cli import main
-from solver.bench.runner import play_game, run_games, summarise, wilson
+from kaboom.solver.bench.runner import play_game, run_games, summarise, wilson
 
 
 def test_wilson_interval() -> None:
@@ -81,7 +81,7 @@ def test_cli_refuses_a_bad_profile_spec_before_playing(
 
 
 def test_calibration_buckets() -> None:
-    from solver.bench.calibrate import buckets
+    from kaboom.solver.bench.calibrate import buckets
 
     pairs = [(0.12, False)] * 9 + [(0.12, True)] + [(0.51, True), (0.5, False)]
     rows = buckets(pairs, 0.1)
@@ -158,7 +158,7 @@ def test_calibrate_refuses_a_bucket_width_outside_0_1(
 
 
 def test_calibration_buckets_cover_0_to_1_exactly() -> None:
-    from solver.bench.calibrate import buckets
+    from kaboom.solver.bench.calibrate import buckets
 
     rows = buckets([(0.95, True), (1.0, True), (0.05, False)], 0.2)
     assert [(b.low, b.high, b.n) for b in rows] == [(0.0, 0.2, 1), (0.8, 1.0, 2)]
@@ -170,10 +170,10 @@ def test_calibrate_without_matplotlib_says_so_before_playing(
     """``--png`` in a base install played every game, printed the tables, then failed."""
     import sys
 
-    import solver.bench.calibrate
+    import kaboom.solver.bench.calibrate
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    monkeypatch.setattr(solver.bench.calibrate, "run_games",
+    monkeypatch.setattr(kaboom.solver.bench.calibrate, "run_games",
                         lambda *a, **k: pytest.fail("played the games first"))
     assert main(["calibrate", "--games", "2", "--no-progress", "--png", "cal.png"]) == 2
     assert "this needs the 'plot' extra" in capsys.readouterr().err

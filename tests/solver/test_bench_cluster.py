@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from kaboom.cli import main
-from solver.bench.cluster import Cluster, ClusterError, local_cluster
-from solver.bench.runner import game_seed
+from kaboom.solver.bench.cluster import Cluster, ClusterError, local_cluster
+from kaboom.solver.bench.runner import game_seed
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,7 @@ def test_unreachable_or_malformed_address_is_a_clear_error(address: str) -> None
 _COLLECT_WHILE_A_CLIENT_STARTS = """
 import gc
 import distributed.utils
-from solver.bench.cluster import Cluster, ClusterError
+from kaboom.solver.bench.cluster import Cluster, ClusterError
 
 start_thread = distributed.utils._CollectErrorThread.__init__
 

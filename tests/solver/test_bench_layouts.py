@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from solver.bench.runner import game_seed, play_game
-from solver.simulator import SimulatedGame
+from kaboom.solver.bench.runner import game_seed, play_game
+from kaboom.solver.simulator import SimulatedGame
 from tests.benchkit import run_bench
 
 

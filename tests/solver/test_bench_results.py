@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from kaboom.cli import main
-from solver.bench.results import ResultsFile, ResultsFileError, from_record, to_line
-from solver.bench.runner import Setup, game_seed
+from kaboom.solver.bench.results import ResultsFile, ResultsFileError, from_record, to_line
+from kaboom.solver.bench.runner import Setup, game_seed
 
 BEGINNER = Setup(9, 9, 10, "sfar")
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from solver.position import Position
+from kaboom.solver.position import Position
 from tests import oracle
 from tests.benchkit import bench_report, bench_usage_error, run_bench
 

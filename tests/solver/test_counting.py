@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import counting
-from solver._kernels import classes, weigh
-from solver.frontier import Constraint, components, frontier_of
-from solver.position import Position
+from kaboom.solver import counting
+from kaboom.solver._kernels import classes, weigh
+from kaboom.solver.frontier import Constraint, components, frontier_of
+from kaboom.solver.position import Position
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

@@ -8,10 +8,10 @@ import random
 import pytest
 from hypothesis import given, settings
 
-from solver.endgame import _MEMO_ENTRY, MEMO_BYTES, Endgame, best_move, layouts
-from solver.frontier import FrontierTracker
-from solver.position import Position
-from solver.profiles import PROFILES
+from kaboom.solver.endgame import _MEMO_ENTRY, MEMO_BYTES, Endgame, best_move, layouts
+from kaboom.solver.frontier import FrontierTracker
+from kaboom.solver.position import Position
+from kaboom.solver.profiles import PROFILES
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

@@ -7,10 +7,10 @@ from collections.abc import Mapping
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from solver._kernels import pocket_places
-from solver.fifty import forced_pair, influence, pockets
-from solver.frontier import frontier_of
-from solver.position import Cell, Position
+from kaboom.solver._kernels import pocket_places
+from kaboom.solver.fifty import forced_pair, influence, pockets
+from kaboom.solver.frontier import frontier_of
+from kaboom.solver.position import Cell, Position
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position, make_situation
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.errors import InvalidPositionError
-from solver.frontier import Constraint
-from solver.groups import Group, deduce, reduce_groups
+from kaboom.solver.errors import InvalidPositionError
+from kaboom.solver.frontier import Constraint
+from kaboom.solver.groups import Group, deduce, reduce_groups
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

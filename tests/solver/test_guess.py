@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import guess, lookahead
-from solver.budget import Budget
-from solver.guess import shortlist
-from solver.position import Position
-from solver.profiles import PROFILES
+from kaboom.solver import guess, lookahead
+from kaboom.solver.budget import Budget
+from kaboom.solver.guess import shortlist
+from kaboom.solver.position import Position
+from kaboom.solver.profiles import PROFILES
 from tests.solver.boards import BoardParams, boards, make_position, make_situation
 
 # The 1 holds one mine among its three neighbours (safety 2/3); the other eight cells

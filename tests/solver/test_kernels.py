@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import _kernels
-from solver.frontier import Constraint, components
+from kaboom.solver import _kernels
+from kaboom.solver.frontier import Constraint, components
 
 
 @pytest.mark.parametrize(("call", "error", "says"), [

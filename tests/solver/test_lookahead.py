@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver import counting
-from solver._kernels import living_lows
-from solver.frontier import Frontier, components, frontier_of
-from solver.lookahead import outlook
-from solver.position import Cell, Position, neighbours
+from kaboom.solver import counting
+from kaboom.solver._kernels import living_lows
+from kaboom.solver.frontier import Frontier, components, frontier_of
+from kaboom.solver.lookahead import outlook
+from kaboom.solver.position import Cell, Position, neighbours
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from hypothesis import given, settings
 
-from solver.matrix import deduce, eliminate, read_rows
+from kaboom.solver.matrix import deduce, eliminate, read_rows
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

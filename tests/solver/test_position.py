@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.position import CellState, Position
+from kaboom.solver.position import CellState, Position
 
 _CHARS = "".join(s.value for s in CellState)
 

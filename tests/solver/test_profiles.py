@@ -7,10 +7,10 @@ import dataclasses
 
 import pytest
 
-from solver.advisor import decide
-from solver.position import MoveKind, Position
-from solver.profiles import PROFILES, find_profile
-from solver.session import Solver
+from kaboom.solver.advisor import decide
+from kaboom.solver.position import MoveKind, Position
+from kaboom.solver.profiles import PROFILES, find_profile
+from kaboom.solver.session import Solver
 
 
 def test_a_spec_overrides_each_kind_of_option() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from solver import endgame, regions
-from solver.frontier import frontier_of
-from solver.position import Cell, Position
+from kaboom.solver import endgame, regions
+from kaboom.solver.frontier import frontier_of
+from kaboom.solver.position import Cell, Position
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 

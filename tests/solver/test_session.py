@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from solver.advisor import decide
-from solver.errors import InvalidPositionError
-from solver.frontier import FrontierTracker, components, frontier_of
-from solver.position import GameStatus, Position
-from solver.session import Solver
-from solver.simulator import SimulatedGame
+from kaboom.solver.advisor import decide
+from kaboom.solver.errors import InvalidPositionError
+from kaboom.solver.frontier import FrontierTracker, components, frontier_of
+from kaboom.solver.position import GameStatus, Position
+from kaboom.solver.session import Solver
+from kaboom.solver.simulator import SimulatedGame
 
 
 def _random_safe_play(game: SimulatedGame, rng: random.Random) -> Iterator[Position]:

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver._kernels import flood, shown_of
-from solver.bench.runner import game_seed
-from solver.errors import InvalidMoveError
-from solver.position import FirstClick, GameStatus, Move, Position, neighbours
-from solver.session import Solver
-from solver.simulator import SimulatedGame, parse_board, preset
+from kaboom.solver._kernels import flood, shown_of
+from kaboom.solver.bench.runner import game_seed
+from kaboom.solver.errors import InvalidMoveError
+from kaboom.solver.position import FirstClick, GameStatus, Move, Position, neighbours
+from kaboom.solver.session import Solver
+from kaboom.solver.simulator import SimulatedGame, parse_board, preset
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -6,8 +6,9 @@ from typing import Any, Literal
 
 from playwright.sync_api import Locator, Page
 
-from solver.knowledge import classify
-from solver.position import Position
+from kaboom.solver.knowledge import classify
+from kaboom.solver.position import Position
+from kaboom.solver.simulator import PRESETS
 
 __all__ = [
     "attribute",
@@ -22,7 +23,6 @@ __all__ = [
     "wait_for_moves",
 ]
 
-PRESETS = {"beginner": (9, 9, 10), "intermediate": (16, 16, 40), "expert": (30, 16, 99)}
 
 
 def cell(page: Page, x: int, y: int) -> Locator:

@@ -100,7 +100,7 @@ def test_spectating_a_game_played_elsewhere(page: Page, server: Server) -> None:
 
 
 def test_htmx_is_the_vendored_pinned_file(page: Page) -> None:
-    vendor = ROOT / "web" / "vendor"
+    vendor = ROOT / "kaboom" / "web" / "vendor"
     record = json.loads((vendor / "vendored.json").read_text())["htmx.min.js"]
     served = page.request.get("/static/vendor/htmx.min.js")
     assert served.ok and served.headers["content-type"].startswith("text/javascript")

@@ -6,8 +6,8 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
-from solver.knowledge import classify
-from solver.position import Position
+from kaboom.solver.knowledge import classify
+from kaboom.solver.position import Position
 from tests.web.conftest import Server
 from tests.web.pagekit import (
     board_rows,

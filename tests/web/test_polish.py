@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser, Page, expect
 
-from solver.knowledge import classify
-from solver.position import Position
+from kaboom.solver.knowledge import classify
+from kaboom.solver.position import Position
 from tests.web.conftest import Server
 from tests.web.pagekit import cell, new_game
 from tests.web.test_access import AXE

@@ -8,8 +8,8 @@ from typing import Any
 
 from playwright.sync_api import Page, Route, expect
 
-from solver.knowledge import classify
-from solver.position import Position
+from kaboom.solver.knowledge import classify
+from kaboom.solver.position import Position
 from tests import oracle
 from tests.web.conftest import ROOT, Server
 from tests.web.pagekit import (

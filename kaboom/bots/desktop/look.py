@@ -1,0 +1,117 @@
+"""What one cell looks like, reduced to a few numbers a profile can classify.
+
+A profile never reads single fixed pixels: every feature is a statistic over a region
+of the cell scaled to the detected cell size (surface = commonest colour of the
+interior, relief = highlight of the top and left edges over the surface, ink =
+interior pixels far from the surface colour, matched to the profile's palette), so the
+same profile works at any tile size and survives anti-aliasing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from kaboom.bots.desktop.grid import Grid
+from kaboom.bots.desktop.texture import smooth_texture
+
+__all__ = ["RGB", "CellLook", "colour_distance", "look_at", "looks", "relief_of"]
+
+RGB = tuple[int, int, int]
+
+
+def colour_distance(a: RGB | np.ndarray, b: RGB | np.ndarray) -> float:
+    """Euclidean distance in RGB (0 to about 441)."""
+    return float(np.linalg.norm(np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)))
+
+
+@dataclass(frozen=True, slots=True)
+class CellLook:
+    """Statistics of one cell's pixels.
+
+    ``relief`` > 0 means the top-left edge is lighter than the surface (a raised,
+    covered tile's highlight); ``ink`` maps palette names to the share of the interior drawn in
+    that colour; ``ink_share`` is the share of the interior that is not surface.
+    """
+
+    surface: RGB
+    relief: float
+    ink_share: float
+    ink: Mapping[str, float]
+
+    def dominant_ink(self) -> str | None:
+        """The palette colour covering most of the interior, if any ink is present."""
+        if not self.ink:
+            return None
+        return max(self.ink, key=lambda k: self.ink[k])
+
+    def number(self, mine_share: float) -> str | None:
+        """What an open cell shows: ``"0"`` when almost blank, else the digit whose
+        colour covers most of it, or ``"*"`` when that is the 7's colour (the mine's too)
+        over more than ``mine_share`` of it; ``None`` when no digit colour is present."""
+        if self.ink_share < 0.03:
+            return "0"
+        digits = {k: v for k, v in self.ink.items() if k in "12345678"}
+        if not digits:
+            return None
+        best = max(digits, key=lambda k: digits[k])
+        if best == "7" and self.ink_share > mine_share:
+            return "*"
+        return best
+
+
+def relief_of(grey: np.ndarray, surface: float) -> float:
+    """How much brighter than the surface a cell's top and left edges get (a raised
+    tile's highlight); 0 for a flat cell.
+
+    Each edge band is a few pixels deep, so the measure does not depend on the grid
+    being aligned to the exact pixel, and uses row (column) medians over the middle of
+    the edge, so a glyph or a flag's foot does not count.
+    """
+    h, w = grey.shape
+    depth = max(2, round(min(h, w) * 0.12))
+    my, mx = max(depth, round(h * 0.2)), max(depth, round(w * 0.2))
+    top = np.median(grey[:depth, mx:w - mx], axis=1).max()
+    left = np.median(grey[my:h - my, :depth], axis=0).max()
+    return float(max(0.0, (top + left) / 2 - surface))
+
+
+def look_at(cell: np.ndarray, palette: Mapping[str, RGB], ink_threshold: float = 80.0,
+            margin: float = 0.15) -> CellLook:
+    """Measures one cell image (``h x w x 3``, the cell's full box).
+
+    Pixel-level texture (a checkerboard tile) is averaged out first, so that it reads as
+    one surface colour rather than as ink.
+    """
+    h, w = cell.shape[:2]
+    px = smooth_texture(cell[..., :3]).astype(np.float64)
+    grey = px.mean(axis=2)
+    band = max(1, round(min(h, w) * 0.08))
+    m_y, m_x = max(band + 1, round(h * margin)), max(band + 1, round(w * margin))
+    inner = px[m_y:h - m_y, m_x:w - m_x].reshape(-1, 3)
+    colours, counts = np.unique(inner.astype(np.uint8), axis=0, return_counts=True)
+    surface = colours[counts.argmax()].astype(np.float64)  # the commonest colour
+    relief = relief_of(grey, float(surface.mean()))
+    dist = np.linalg.norm(inner - surface, axis=1)
+    ink_px = inner[dist >= ink_threshold]
+    ink: dict[str, float] = {}
+    if len(ink_px) and palette:
+        names = list(palette)
+        refs = np.array([palette[n] for n in names], dtype=np.float64)
+        nearest = np.linalg.norm(ink_px[:, None, :] - refs[None, :, :], axis=2).argmin(axis=1)
+        counts = np.bincount(nearest, minlength=len(names))
+        ink = {names[i]: counts[i] / len(inner) for i in range(len(names)) if counts[i]}
+    surface_rgb: RGB = (int(surface[0]), int(surface[1]), int(surface[2]))
+    return CellLook(surface_rgb, relief, len(ink_px) / max(1, len(inner)), ink)
+
+
+def looks(image: np.ndarray, grid: Grid, palette: Mapping[str, RGB],
+          ink_threshold: float = 80.0) -> dict[tuple[int, int], CellLook]:
+    """Measures every cell of ``grid`` in ``image``."""
+    out = {}
+    for x, y in grid.cells():
+        x0, y0, x1, y1 = grid.rect(x, y)
+        out[x, y] = look_at(image[y0:y1, x0:x1], palette, ink_threshold)
+    return out

@@ -1,0 +1,112 @@
+"""One look at a game window: the grid found, each cell's reading, and a picture of both.
+
+This is the reader run alone (``kaboom bot desktop look``), for whoever adds a game: it
+never clicks, and a cell the profile cannot classify is shown, not raised.  The report
+lists each distinct cell image once with the statistics its reading came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kaboom.bots.desktop.grid import Grid
+from kaboom.bots.desktop.look import CellLook, look_at
+from kaboom.bots.desktop.profile import Calibration, Profile
+from kaboom.bots.desktop.screen import Window
+from kaboom.solver.position import Cell
+
+__all__ = ["UNREAD", "Snapshot", "take_snapshot"]
+
+UNREAD = "~"
+"""How a cell the profile cannot classify is shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A capture, the grid found in it and what the profile reads in every cell."""
+
+    window: Window
+    image: np.ndarray
+    grid: Grid
+    calibration: Calibration | None
+    readings: dict[Cell, str]
+    looks: dict[Cell, CellLook]
+    kinds: dict[Cell, int]
+    """Cell -> index of its distinct image (cells with identical pixels share one)."""
+
+    @property
+    def rows(self) -> list[str]:
+        return ["".join(self.readings[x, y] for x in range(self.grid.cols))
+                for y in range(self.grid.rows)]
+
+    def report(self) -> str:
+        """The grid, the calibration, the board as read and one line per distinct image."""
+        g, w = self.grid, self.window
+        lines = [f"window {w.name!r} {w.width}x{w.height} at {w.x},{w.y}",
+                 f"grid {g.cols}x{g.rows} cells, pitch {g.pitch_x:g}x{g.pitch_y:g} px, "
+                 f"first cell at {g.left:g},{g.top:g} in the window"]
+        if self.calibration is not None:
+            c = self.calibration
+            lines.append(f"calibration: covered {c.covered} relief {c.relief:.0f}, open "
+                         f"{c.open if c.open is not None else 'not seen yet'}")
+        lines += ["", *self.rows, ""]
+        unread = sum(ch == UNREAD for ch in self.readings.values())
+        lines.append(f"{len(set(self.kinds.values()))} distinct cell images "
+                     f"({unread} cells unreadable, shown as {UNREAD}):")
+        seen: set[int] = set()
+        for cell, kind in self.kinds.items():
+            if kind in seen:
+                continue
+            seen.add(kind)
+            count = sum(k == kind for k in self.kinds.values())
+            lk = self.looks[cell]
+            ink = ", ".join(f"{k} {v:.2f}" for k, v in sorted(lk.ink.items(),
+                                                                key=lambda kv: -kv[1])[:3])
+            lines.append(f"  {self.readings[cell]}  x{count:<4d} e.g. {cell}: surface "
+                         f"{lk.surface} relief {lk.relief:.0f} ink {lk.ink_share:.2f}"
+                         + (f" ({ink})" if ink else ""))
+        return "\n".join(lines)
+
+    def save_png(self, path: str | Path) -> None:
+        """Writes the capture with the grid drawn over it and each cell's reading in its
+        corner (red where the profile is unsure)."""
+        from PIL import Image, ImageDraw
+
+        picture = Image.fromarray(np.ascontiguousarray(self.image[..., :3]))
+        draw = ImageDraw.Draw(picture)
+        for (x, y), ch in self.readings.items():
+            x0, y0, x1, y1 = self.grid.rect(x, y)
+            draw.rectangle((x0, y0, x1 - 1, y1 - 1), outline=(255, 0, 255))
+            colour = (255, 0, 0) if ch == UNREAD else (255, 0, 255)
+            draw.rectangle((x0 + 1, y0 + 1, x0 + 8, y0 + 11), fill=(255, 255, 255))
+            draw.text((x0 + 2, y0), ch, fill=colour)
+        picture.save(path)
+
+
+def take_snapshot(profile: Profile, window: Window, image: np.ndarray) -> Snapshot:
+    """Finds the grid in ``image`` (a capture of ``window``), calibrates the profile on
+    it and reads every cell.  Raises :class:`~kaboom.bots.desktop.grid.GridNotFoundError`."""
+    grid = profile.find_grid(image)
+    try:
+        calibration: Calibration | None = profile.calibrate(image, grid)
+    except RuntimeError:
+        calibration = None
+    readings: dict[Cell, str] = {}
+    looks: dict[Cell, CellLook] = {}
+    kinds: dict[Cell, int] = {}
+    index: dict[bytes, int] = {}
+    seen: dict[int, tuple[CellLook, str]] = {}
+    for cell in grid.cells():
+        x0, y0, x1, y1 = grid.rect(*cell)
+        pixels = image[y0:y1, x0:x1]
+        key = pixels.tobytes() + bytes((x1 - x0, y1 - y0))
+        kind = kinds[cell] = index.setdefault(key, len(index))
+        if kind not in seen:
+            look = look_at(pixels, profile.palette, profile.ink_threshold)
+            ch = profile.classify(look) if calibration is not None else None
+            seen[kind] = look, UNREAD if ch is None else ch
+        looks[cell], readings[cell] = seen[kind]
+    return Snapshot(window, image, grid, calibration, readings, looks, kinds)

@@ -1,0 +1,57 @@
+"""The server's own errors (storage and access); the app maps each to one HTTP status."""
+
+from __future__ import annotations
+
+from kaboom.solver.errors import IllegalMoveError, KaboomError
+
+__all__ = [
+    "ConflictError",
+    "GameNotFoundError",
+    "MissingTokenError",
+    "MoveLimitError",
+    "NotPlayerError",
+    "RateLimitedError",
+    "ServerFullError",
+    "StoreUnavailableError",
+]
+
+
+class GameNotFoundError(KaboomError, LookupError):
+    """Raised when no game has the given id (never made, or expired)."""
+
+
+class NotPlayerError(KaboomError, PermissionError):
+    """Raised when a request that only the player may make comes without the player's
+    token (spectators watch, only the player moves), or a scrape of the metrics without
+    the server's metrics token."""
+
+
+class MissingTokenError(NotPlayerError):
+    """Raised when a request that needs a token carries none at all."""
+
+
+class MoveLimitError(IllegalMoveError):
+    """Raised when a move would take a game past the moves it may keep
+    (``Settings.move_limit_per_cell``); the game is unchanged.  An illegal move like any
+    other in the game's state (409): an undo, where the game allows one, makes room."""
+
+
+class ConflictError(KaboomError, RuntimeError):
+    """Raised when a change lost its compare-and-set race too many times in a row."""
+
+
+class RateLimitedError(KaboomError, RuntimeError):
+    """Raised when a client creates games faster than the server allows."""
+
+    def __init__(self, message: str, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ServerFullError(RateLimitedError):
+    """Raised when all clients together have created the day's cells of new games
+    (``Settings.create_cells_per_day_total``): no fault of this client's (503)."""
+
+
+class StoreUnavailableError(KaboomError, RuntimeError):
+    """Raised when the game store cannot be read (the database is down or unreachable)."""

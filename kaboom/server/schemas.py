@@ -1,0 +1,350 @@
+"""Wire models: the JSON the API accepts and returns (``docs/api.md``).
+
+Inputs are strict: a string where a number belongs is a 422, not a guess.  An integer
+may be written ``55.0``, because the OpenAPI schema says "integer" and JSON Schema lets
+an integer be written so: the parser and the schema a client reads agree.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from kaboom.server.game import Game, Rules
+from kaboom.server.service import Analysis, Hint, HintKind, Replay
+from kaboom.solver.position import GameStatus, LossReason
+from kaboom.solver.proof import Proof
+
+__all__ = [
+    "XY",
+    "AnalysisOut",
+    "CellIn",
+    "CreatedGameOut",
+    "GameOut",
+    "HintOut",
+    "LossOut",
+    "MovesOut",
+    "NewGame",
+    "NumberOut",
+    "PageOut",
+    "ProofOut",
+    "ReplayMoveOut",
+    "ReplayOut",
+]
+
+MIN_SIDE, MAX_SIDE = 2, 256
+PAGE_MAX = 1000
+"""Most moves one answer of ``/moves`` or ``/replay`` lists, and how many it lists unless
+asked for fewer: eight spectators reading all 20,000 moves of one game at once held
+another game's GET for 2.1 s (every step parsed on the thread pool, under the GIL).  A
+page of 1000 is still one answer for nearly every game's whole history."""
+
+
+def _whole(value: Any) -> Any:
+    """``55.0`` is the integer 55 (as in JSON Schema); every other non-int is left for
+    the strict check to refuse."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Int = Annotated[int, BeforeValidator(_whole)]
+
+
+class NewGame(BaseModel):
+    """A new game's size and settings."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    width: Int = Field(ge=MIN_SIDE, le=MAX_SIDE, description="columns, 2-256")
+    height: Int = Field(ge=MIN_SIDE, le=MAX_SIDE, description="rows, 2-256")
+    mines: Int = Field(ge=1, le=MAX_SIDE * MAX_SIDE - 1, description="1 to width*height - 1")
+    first_click: Literal["safe", "opening"] = "safe"
+    forced_guess: Literal["survive", "fair"] = "survive"
+    outside_guess: bool = False
+    # The range before the validator, so that the schema shows it as minimum/maximum.
+    seed: Annotated[int, Field(ge=1, le=2**63 - 1), BeforeValidator(_whole)] | None = Field(
+        default=None,
+        description="replays a board: the same seed and clicks give the same game (the game"
+        " then shows its seed; a server-drawn seed stays secret until the game ends)",
+    )
+    debug: bool = False
+    question_marks: bool = True
+
+    @model_validator(mode="after")
+    def _mines_fit(self) -> NewGame:
+        cells = self.width * self.height
+        if self.mines > cells - 1:
+            raise ValueError(
+                f"mines must be at most width*height - 1 = {cells - 1} for a {self.width}x"
+                f"{self.height} board, got {self.mines}"
+            )
+        return self
+
+    def rules(self) -> Rules:
+        return Rules(
+            width=self.width,
+            height=self.height,
+            mines=self.mines,
+            first_click=self.first_click,
+            forced_guess=self.forced_guess,
+            outside_guess=self.outside_guess,
+            question_marks=self.question_marks,
+            debug=self.debug,
+            seed=self.seed or 0,
+        )
+
+
+class CellIn(BaseModel):
+    """The cell a move acts on."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    x: Int = Field(ge=0, le=MAX_SIDE - 1, description="column, 0-based, below the width")
+    y: Int = Field(ge=0, le=MAX_SIDE - 1, description="row, 0-based, below the height")
+
+
+class XY(BaseModel):
+    x: int
+    y: int
+
+
+class HealthOut(BaseModel):
+    """This process can read its store."""
+
+    status: Literal["ok"]
+    store: str = Field(description="sqlite or postgresql")
+    schema_version: int
+    worker: int = Field(description="the answering process's id (several share a port)")
+    version: str = Field(description="the server's version (kaboom's package)")
+
+
+class LossOut(BaseModel):
+    x: int
+    y: int
+    reason: LossReason
+    safe_cell: XY | None = None
+
+
+class GameOut(BaseModel):
+    """A game as the player sees it."""
+
+    id: str
+    width: int
+    height: int
+    mines: int
+    status: GameStatus
+    board: list[str]
+    mines_left: int
+    moves: int = Field(description="the moves the game keeps in its history (an undo takes"
+                       " one back)")
+    move_limit: int = Field(
+        description="the most moves the game may keep: once `moves` reaches it, a move is a"
+        " 409 that changes nothing (an undo, where allowed, makes room)"
+    )
+    forced_guesses: int
+    assisted: bool
+    elapsed_ms: int
+    first_click: str
+    forced_guess: str
+    outside_guess: bool
+    question_marks: bool
+    debug: bool
+    seed: int | None = Field(
+        description="shown when the game was created with a seed, or once it is over"
+    )
+    seeded: bool
+    version: int = Field(description="counts every change; long polls wake when it moves")
+    undo_allowed: bool
+    loss: LossOut | None = None
+
+    @classmethod
+    def of(cls, game: Game, move_limit: int) -> GameOut:
+        """``move_limit`` comes from the server's settings (``GameService.move_limit``),
+        not stored with the game: a server restarted with other settings holds every game
+        to its new limit."""
+        r = game.rules
+        loss = None
+        if game.loss is not None:
+            sc = game.loss.safe_cell
+            loss = LossOut(
+                x=game.loss.x,
+                y=game.loss.y,
+                reason=game.loss.reason,
+                safe_cell=XY(x=sc[0], y=sc[1]) if sc else None,
+            )
+        return cls(
+            id=game.id,
+            width=r.width,
+            height=r.height,
+            mines=r.mines,
+            status=game.status,
+            board=list(game.rows),
+            mines_left=game.mines_left,
+            moves=game.moves,
+            move_limit=move_limit,
+            forced_guesses=game.forced_guesses,
+            assisted=game.assisted,
+            elapsed_ms=game.elapsed_ms(),
+            first_click=r.first_click,
+            forced_guess=r.forced_guess,
+            outside_guess=r.outside_guess,
+            question_marks=r.question_marks,
+            debug=r.debug,
+            seed=r.seed if game.seed_shown else None,
+            seeded=r.seeded,
+            version=game.version,
+            undo_allowed=game.undo_allowed,
+            loss=loss,
+        )
+
+
+class CreatedGameOut(GameOut):
+    """A new game, with the token that its moves need: keep it, it is shown only here."""
+
+    player_token: str = Field(
+        description="send as `Authorization: Bearer <token>` with moves, undo and analysis"
+    )
+
+
+class PageOut(BaseModel):
+    """Where a page of a game's moves lies in its history, and where the next begins."""
+
+    offset: int = Field(description="how many moves come before this page's first (0: the"
+                        " page starts at the game's first move)")
+    total: int = Field(description="the game's moves when the page was read")
+    next_offset: int | None = Field(
+        description="the `offset` that asks for the next page; null when this page ends the"
+        " history"
+    )
+    version: int = Field(
+        description="the game's version when the page was read: pages with one version are"
+        " of one history (between two versions a move may have been added at the end, or an"
+        " undo taken the last one back)"
+    )
+
+    @staticmethod
+    def place(game: Game, offset: int, count: int) -> dict[str, Any]:
+        """The page's fields for ``count`` moves from ``offset`` of ``game``; an empty
+        page has no next, so a client following ``next_offset`` always stops."""
+        end = offset + count
+        return {
+            "offset": offset,
+            "total": game.moves,
+            "next_offset": end if count and end < game.moves else None,
+            "version": game.version,
+        }
+
+
+class MovesOut(PageOut):
+    """A page of the game's moves, in order, as move strings (``reveal 3 4``, ``flag 0 1``,
+    ``chord 2 2``)."""
+
+    moves: list[str]
+
+    @classmethod
+    def of(cls, game: Game, offset: int, moves: list[str]) -> MovesOut:
+        return cls(moves=moves, **cls.place(game, offset, len(moves)))
+
+
+class AnalysisOut(BaseModel):
+    """Every covered cell's status (``s``/``m``/``u``) and exact mine probability."""
+
+    status: list[str]
+    probability: list[list[float | None] | None]
+    exact: bool
+    complete: bool
+    safe: int
+    mines: int
+    unknown: int
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> AnalysisOut:
+        k = analysis.knowledge
+        return cls(
+            status=analysis.status,
+            probability=analysis.probability,
+            exact=analysis.exact,
+            complete=k.complete,
+            safe=len(k.safe),
+            mines=len(k.mines),
+            unknown=k.unknown_count + len(k.unresolved),
+        )
+
+
+class NumberOut(BaseModel):
+    """An open number a proof uses: ``n`` at column ``x``, row ``y``."""
+
+    x: int
+    y: int
+    n: int
+
+
+class ProofOut(BaseModel):
+    """Why a covered cell is safe or a mine: a minimal set of open numbers (and the total
+    mine count, when it is needed) that leaves it no other value."""
+
+    x: int
+    y: int
+    mine: bool
+    numbers: list[NumberOut]
+    count: int | None = Field(description="the board's mine count, when the proof needs it")
+    text: str = Field(description="the proof in words, cells named (column, row)")
+
+    @classmethod
+    def of(cls, proof: Proof) -> ProofOut:
+        return cls(
+            x=proof.cell[0],
+            y=proof.cell[1],
+            mine=proof.mine,
+            numbers=[NumberOut(x=c[0], y=c[1], n=n) for c, n in proof.numbers],
+            count=proof.count,
+            text=proof.text,
+        )
+
+
+class HintOut(BaseModel):
+    """What to play next: ``safe`` with a proof, ``first_click`` (any cell is safe), or
+    ``forced_guess`` with the cells of the lowest mine ``probability``."""
+
+    kind: HintKind
+    cells: list[XY]
+    proof: ProofOut | None = None
+    probability: float | None = None
+
+    @classmethod
+    def of(cls, hint: Hint) -> HintOut:
+        return cls(
+            kind=hint.kind,
+            cells=[XY(x=x, y=y) for x, y in hint.cells],
+            proof=ProofOut.of(hint.proof) if hint.proof else None,
+            probability=hint.probability,
+        )
+
+
+class ReplayMoveOut(BaseModel):
+    """One move (``"reveal 3 4"``) and the cells it changed as ``[x, y, before, after]``."""
+
+    move: str
+    cells: list[tuple[int, int, str, str]]
+
+
+class ReplayOut(PageOut):
+    """A page of a finished game's moves, to step through forwards and back from its
+    first board: the first page's moves apply to ``start``, each next page's to the
+    board the page before it ends on (and each move's cells say what they showed before
+    it, so a page also steps back from the game's last board)."""
+
+    start: list[str] | None = Field(
+        description="the game's first board, every cell covered: on the first page"
+                    " (offset 0); null on the others")
+    moves: list[ReplayMoveOut]
+
+    @classmethod
+    def of(cls, game: Game, replay: Replay) -> ReplayOut:
+        return cls(
+            start=None if replay.start is None else list(replay.start),
+            moves=[ReplayMoveOut(move=m, cells=list(cells)) for m, cells in replay.moves],
+            **cls.place(game, replay.offset, len(replay.moves)),
+        )

@@ -1,0 +1,495 @@
+"""Where games live: SQLite by default (a file, nothing to install), PostgreSQL to share
+one store between many server processes, in memory for tests.
+
+Every change is a compare-and-set: it commits only if the stored game is still at the
+``version`` it was computed from, in one transaction with its undo record, so two
+processes racing on one game can never both be acknowledged.  An acknowledged change is
+committed before it is answered, so it is never lost.  The undo record holds only the
+cells the move changed and the counters before it, not a copy of the board.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol
+
+from kaboom.server import migrations
+from kaboom.server.errors import GameNotFoundError
+from kaboom.server.game import Game, Rules, Step
+from kaboom.solver.position import GameStatus, Loss, LossReason
+
+__all__ = [
+    "GameStore",
+    "MemoryStore",
+    "PostgresStore",
+    "SqliteStore",
+    "game_from_dict",
+    "game_to_dict",
+    "open_store",
+]
+
+
+class GameStore(Protocol):
+    """Keeps games and their undo records; every write is a compare-and-set on
+    ``Game.version`` and returns whether it committed."""
+
+    dialect: str
+
+    def schema_version(self) -> int: ...
+    def create(self, game: Game) -> None: ...
+    def get(self, game_id: str) -> Game: ...
+    def commit_move(self, before: Game, after: Game, step: Step) -> bool: ...
+    def commit_undo(self, before: Game, after: Game) -> bool: ...
+    def commit(self, before: Game, after: Game) -> bool: ...
+    def last_step(self, game: Game) -> Step: ...
+    def steps(self, game_id: str, offset: int, limit: int) -> list[Step]: ...
+    def moves(self, game_id: str, offset: int, limit: int) -> list[str]: ...
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int]: ...
+    def expire(self, finished_before: float, idle_before: float) -> int: ...
+    def take_token(self, client: str, now: float, rate: float, burst: float,
+                   cost: float = 1.0) -> float: ...
+    def close(self) -> None: ...
+
+
+def game_to_dict(game: Game) -> dict[str, Any]:
+    # Field by field rather than dataclasses.asdict: asdict deep-copies every row
+    # string, which was a tenth of an Expert reveal's time.
+    loss = game.loss
+    return {
+        "id": game.id,
+        "rules": {f: getattr(game.rules, f) for f in Rules.__dataclass_fields__},
+        "rows": list(game.rows),
+        "status": game.status.value,
+        "moves": game.moves,
+        "forced_guesses": game.forced_guesses,
+        "assisted": game.assisted,
+        "started_at": game.started_at,
+        "elapsed_final_ms": game.elapsed_final_ms,
+        "loss": None
+        if loss is None
+        else {"x": loss.x, "y": loss.y, "reason": loss.reason, "safe_cell": loss.safe_cell},
+        "created_at": game.created_at,
+        "version": game.version,
+        "undos": game.undos,
+        "player_hash": game.player_hash,
+    }
+
+
+def game_from_dict(data: dict[str, Any]) -> Game:
+    loss = data.get("loss")
+    safe = loss.get("safe_cell") if loss else None
+    return Game(
+        id=data["id"],
+        rules=Rules(**data["rules"]),
+        rows=tuple(data["rows"]),
+        status=GameStatus(data["status"]),
+        moves=data["moves"],
+        forced_guesses=data["forced_guesses"],
+        assisted=data["assisted"],
+        started_at=data["started_at"],
+        elapsed_final_ms=data["elapsed_final_ms"],
+        loss=Loss(loss["x"], loss["y"], LossReason(loss["reason"]), tuple(safe) if safe else None)
+        if loss
+        else None,
+        created_at=data["created_at"],
+        version=data.get("version", 0),
+        undos=data.get("undos", 0),
+        player_hash=data.get("player_hash", ""),
+    )
+
+
+def _step_to_json(step: Step) -> str:
+    before = game_to_dict(step.before)
+    before["rows"] = []  # the changed cells restore the board
+    record: dict[str, Any] = {"move": step.move, "cells": step.cells, "before": before}
+    if step.after is not None:
+        record["after"] = step.after
+    return json.dumps(record)
+
+
+def _step_from_json(text: str) -> Step:
+    data = json.loads(text)
+    before = game_from_dict(data["before"])
+    return Step(data["move"], tuple(tuple(c) for c in data["cells"]), before, data.get("after"))
+
+
+_MOVE_OF_STEP = {
+    "sqlite": "json_extract(step, '$.move')",
+    "postgresql": "(step::json->>'move')",
+}
+"""A step record's move string, taken out by the database: listing moves then parses no
+JSON in Python, where it holds the GIL that every other request needs."""
+
+
+def _state(game: Game) -> str:
+    return json.dumps(game_to_dict(game), separators=(",", ":"))
+
+
+class _SqlStore:
+    """The store's SQL, shared by both backends; subclasses give a transaction context
+    (``_tx``) whose cursor takes ``?`` placeholders."""
+
+    dialect = "sqlite"
+
+    def _tx(self, write: bool = True) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _migrate(self, cur: Any, has_table: bool) -> None:
+        cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+        row = cur.execute("SELECT max(version) FROM schema_version").fetchone()
+        current = row[0] if row and row[0] is not None else (1 if has_table else 0)
+        for n, statements in migrations.pending(current, self.dialect):
+            for sql in statements:
+                cur.execute(sql)
+            cur.execute("DELETE FROM schema_version")
+            cur.execute("INSERT INTO schema_version (version) VALUES (?)", (n,))
+
+    def schema_version(self) -> int:
+        with self._tx(write=False) as cur:
+            return int(cur.execute("SELECT max(version) FROM schema_version").fetchone()[0])
+
+    def create(self, game: Game) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO games (id, state, version, status, updated_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (game.id, _state(game), game.version, game.status.value, time.time()),
+            )
+
+    def get(self, game_id: str) -> Game:
+        with self._tx(write=False) as cur:
+            row = cur.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise GameNotFoundError(f"no game with id {game_id!r}")
+        return game_from_dict(json.loads(row[0]))
+
+    @staticmethod
+    def _swap(cur: Any, before: Game, after: Game) -> bool:
+        cur.execute(
+            "UPDATE games SET state = ?, version = ?, status = ?, updated_at = ?"
+            " WHERE id = ? AND version = ?",
+            (_state(after), after.version, after.status.value, time.time(), after.id,
+             before.version),
+        )
+        return bool(cur.rowcount == 1)
+
+    def commit(self, before: Game, after: Game) -> bool:
+        with self._tx() as cur:
+            return self._swap(cur, before, after)
+
+    def commit_move(self, before: Game, after: Game, step: Step) -> bool:
+        with self._tx() as cur:
+            if not self._swap(cur, before, after):
+                return False
+            # A record left by an undone move may hold the same number: replace it.
+            cur.execute("DELETE FROM steps WHERE game_id = ? AND n >= ?", (after.id, after.moves))
+            cur.execute(
+                "INSERT INTO steps (game_id, n, step) VALUES (?, ?, ?)",
+                (after.id, after.moves, _step_to_json(step)),
+            )
+            return True
+
+    def commit_undo(self, before: Game, after: Game) -> bool:
+        with self._tx() as cur:
+            if not self._swap(cur, before, after):
+                return False
+            cur.execute("DELETE FROM steps WHERE game_id = ? AND n > ?", (after.id, after.moves))
+            return True
+
+    def last_step(self, game: Game) -> Step:
+        with self._tx(write=False) as cur:
+            row = cur.execute(
+                "SELECT step FROM steps WHERE game_id = ? AND n = ?", (game.id, game.moves)
+            ).fetchone()
+        if row is None:
+            raise GameNotFoundError(f"game {game.id!r} has no move to undo")
+        return _step_from_json(row[0])
+
+    def steps(self, game_id: str, offset: int, limit: int) -> list[Step]:
+        """The undo records of moves ``offset + 1`` to ``offset + limit`` (the first move
+        is move 1), in order: a replay page.  Only those rows are read, so a page costs
+        the same however long the game."""
+        with self._tx(write=False) as cur:
+            rows = cur.execute(
+                "SELECT step FROM steps WHERE game_id = ? AND n > ? AND n <= ? ORDER BY n",
+                (game_id, offset, offset + limit),
+            ).fetchall()
+        return [_step_from_json(r[0]) for r in rows]
+
+    def moves(self, game_id: str, offset: int, limit: int) -> list[str]:
+        """Moves ``offset + 1`` to ``offset + limit`` in order, as move strings
+        (``reveal 3 4``); only those rows are read."""
+        with self._tx(write=False) as cur:
+            rows = cur.execute(
+                f"SELECT {_MOVE_OF_STEP[self.dialect]} FROM steps"
+                " WHERE game_id = ? AND n > ? AND n <= ? ORDER BY n",
+                (game_id, offset, offset + limit),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def versions(self, game_ids: Sequence[str]) -> dict[str, int]:
+        """The stored version of each game that exists (one query, for the watchers)."""
+        if not game_ids:
+            return {}
+        marks = ", ".join("?" for _ in game_ids)
+        with self._tx(write=False) as cur:
+            rows = cur.execute(
+                f"SELECT id, version FROM games WHERE id IN ({marks})", tuple(game_ids)
+            ).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
+    def expire(self, finished_before: float, idle_before: float) -> int:
+        """Deletes games finished before ``finished_before`` and unfinished games with no
+        change since ``idle_before`` (and creation buckets as idle); returns how many
+        games.  The condition is checked by the DELETE itself, so a game that changed
+        meanwhile is never removed."""
+        with self._tx() as cur:
+            cur.execute(
+                "DELETE FROM steps WHERE game_id IN (SELECT id FROM games WHERE"
+                " (status <> 'playing' AND updated_at < ?) OR updated_at < ?)",
+                (finished_before, idle_before),
+            )
+            cur.execute(
+                "DELETE FROM games WHERE (status <> 'playing' AND updated_at < ?)"
+                " OR updated_at < ?",
+                (finished_before, idle_before),
+            )
+            removed = int(cur.rowcount)
+            # a creation bucket untouched that long is full again (unless its refill takes
+            # longer than the idle expiry): forgetting it changes nothing
+            cur.execute("DELETE FROM create_buckets WHERE updated_at < ?", (idle_before,))
+            return removed
+
+
+    def take_token(self, client: str, now: float, rate: float, burst: float,
+                   cost: float = 1.0) -> float:
+        """Takes ``cost`` tokens (``cost`` ≤ ``burst``) from ``client``'s bucket (``burst``
+        tokens, refilled at ``rate`` a second, shared by every process on the store);
+        returns 0.0 when they were taken, else the seconds until they are there.  One
+        statement takes them, so two processes can never both take the last ones.  A
+        negative ``cost`` gives tokens back (the next refill caps them at ``burst``)."""
+        least, greatest = ("LEAST", "GREATEST") if self.dialect == "postgresql" else ("MIN", "MAX")
+        refill = (f"{least}(?, create_buckets.tokens"
+                  f" + {greatest}(0, ? - create_buckets.updated_at) * ?)")
+        with self._tx() as cur:
+            taken = cur.execute(
+                "INSERT INTO create_buckets (client, tokens, updated_at) VALUES (?, ?, ?)"
+                f" ON CONFLICT (client) DO UPDATE SET tokens = {refill} - ?, updated_at = ?"
+                f" WHERE {refill} >= ? RETURNING tokens",
+                (client, burst - cost, now, burst, now, rate, cost, now, burst, now, rate, cost),
+            ).fetchone()
+            if taken is not None:
+                return 0.0
+            tokens, updated = cur.execute(
+                "SELECT tokens, updated_at FROM create_buckets WHERE client = ?", (client,)
+            ).fetchone()
+        tokens = min(burst, float(tokens) + max(0.0, now - float(updated)) * rate)
+        return max(0.0, cost - tokens) / rate
+
+
+LOCK_WAIT_S = 30.0
+"""How long opening or writing a SQLite store waits for another process's lock."""
+
+
+def _switch_to_wal(db: sqlite3.Connection, deadline: float) -> None:
+    """Puts the file in WAL mode, retrying until ``deadline``: when several processes
+    open a new file together, SQLite may refuse the switch at once ("database is
+    locked") without waiting on the busy timeout.  One of two processes opening a new
+    file at the same moment failed so in 1-4 % of tries, and ``kaboom serve --workers 2``
+    then failed to start."""
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+class StoreOpenError(RuntimeError):
+    """The store named by the settings cannot be opened (a wrong URL, a server down, a
+    file that is not a database)."""
+
+
+class SqliteStore(_SqlStore):
+    """Games in one SQLite file (WAL mode).  Safe to share between threads, and between
+    processes: each write takes the database's write lock (``BEGIN IMMEDIATE``)."""
+
+    def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
+        if synchronous.upper() not in {"OFF", "NORMAL", "FULL"}:
+            raise ValueError(f"unknown synchronous mode {synchronous!r}")
+        self._lock = threading.Lock()
+        db: sqlite3.Connection | None = None
+        try:
+            if str(path) != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            db = self._db = sqlite3.connect(
+                str(path), check_same_thread=False, isolation_level=None, timeout=LOCK_WAIT_S
+            )
+            _switch_to_wal(db, deadline=time.monotonic() + LOCK_WAIT_S)
+            db.execute(f"PRAGMA synchronous={synchronous}")
+            with self._tx() as cur:
+                has = cur.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
+                ).fetchone()
+                self._migrate(cur, has is not None)
+        except (OSError, sqlite3.Error) as exc:  # a folder, not a database, a lock held long
+            if db is not None:
+                db.close()
+            raise StoreOpenError(f"cannot open the SQLite database {path}: {exc}") from exc
+
+    @contextmanager
+    def _tx(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
+        with self._lock:
+            cur = self._db.cursor()
+            # Reads see the last commit without a transaction; writes take the lock at
+            # once so two processes never both read-then-write on a stale snapshot.
+            cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK")
+                raise
+            else:
+                cur.execute("COMMIT")
+            finally:
+                cur.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class MemoryStore(SqliteStore):
+    """The same store on an in-memory database, for tests and benchmarks."""
+
+    def __init__(self) -> None:
+        super().__init__(":memory:", synchronous="OFF")
+
+
+CONNECT_TIMEOUT_S = 10
+"""How long opening a PostgreSQL store waits for the server to answer at all."""
+
+
+class PostgresStore(_SqlStore):
+    """Games in PostgreSQL through psycopg 3 and its connection pool: the store that
+    several server processes (on one host or many) share."""
+
+    dialect = "postgresql"
+
+    def __init__(self, url: str, pool_size: int = 8) -> None:
+        try:
+            import psycopg
+            from psycopg_pool import ConnectionPool
+        except ImportError as exc:  # the base install has SQLite only
+            raise StoreOpenError(
+                f"PostgreSQL needs the 'postgres' extra ({exc}): in a checkout,"
+                " .venv/bin/pip install -e '.[postgres]'"
+            ) from exc
+
+        # One plain connection first: the pool retries a refused or wrong URL in the
+        # background until its 30 s timeout, and a server that cannot start should say so
+        # at once, in one line.
+        try:
+            psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_S).close()
+        except psycopg.Error as exc:
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise StoreOpenError(f"cannot connect to PostgreSQL: {reason}") from None
+        # Autocommit: a read is one round trip; a change opens its own transaction.
+        self._pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            open=True,
+            timeout=30,
+            name="kaboom",
+            kwargs={"autocommit": True},
+        )
+        with self._tx() as cur:
+            # Processes starting together must not run the same migration twice.
+            cur.execute("SELECT pg_advisory_xact_lock(7031)")
+            cur.execute("SELECT to_regclass('games')")
+            self._migrate(cur, cur.fetchone()[0] is not None)
+
+    @contextmanager
+    def _tx(self, write: bool = True) -> Iterator[Any]:
+        with self._pool.connection() as conn:
+            if not write:
+                with conn.cursor() as cur:
+                    yield _QmarkCursor(cur)
+                return
+            with conn.transaction(), conn.cursor() as cur:
+                yield _QmarkCursor(cur)
+
+    def commit_move(self, before: Game, after: Game, step: Step) -> bool:
+        # One statement, so one round trip in autocommit (the shared version is five:
+        # BEGIN, UPDATE, DELETE, INSERT, COMMIT); a statement is atomic on its own.  The
+        # step is written only if the compare-and-set updated the game; a record an
+        # undone move left under the same number is replaced.
+        with self._pool.connection() as conn:
+            row = conn.execute(
+                "WITH moved AS (UPDATE games SET state = %s, version = %s, status = %s,"
+                " updated_at = %s WHERE id = %s AND version = %s RETURNING id),"
+                " stale AS (DELETE FROM steps WHERE game_id IN (SELECT id FROM moved)"
+                " AND n > %s)"
+                " INSERT INTO steps (game_id, n, step) SELECT id, %s, %s FROM moved"
+                " ON CONFLICT (game_id, n) DO UPDATE SET step = EXCLUDED.step RETURNING 1",
+                (_state(after), after.version, after.status.value, time.time(), after.id,
+                 before.version, after.moves, after.moves, _step_to_json(step)),
+            ).fetchone()
+        return row is not None
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+class _QmarkCursor:
+    """A psycopg cursor that takes the ``?`` placeholders the shared SQL is written with."""
+
+    def __init__(self, cur: Any) -> None:
+        self._cur = cur
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> _QmarkCursor:
+        self._cur.execute(sql.replace("?", "%s"), params)
+        return self
+
+    def fetchone(self) -> Any:
+        return self._cur.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        rows: list[Any] = self._cur.fetchall()
+        return rows
+
+    @property
+    def rowcount(self) -> int:
+        return int(self._cur.rowcount)
+
+
+def open_store(url: str, synchronous: str = "NORMAL") -> GameStore:
+    """Opens the store named by ``url``: ``postgresql://…`` (or ``postgres://``), a SQLite
+    file path (``sqlite:///path`` also accepted), or ``:memory:``."""
+    if is_postgres(url):
+        return PostgresStore(url)
+    path = sqlite_file(url)
+    return MemoryStore() if path is None else SqliteStore(path, synchronous=synchronous)
+
+
+def is_postgres(url: str) -> bool:
+    """Whether ``url`` names a PostgreSQL store rather than SQLite (see :func:`open_store`)."""
+    return url.startswith(("postgresql://", "postgres://"))
+
+
+def sqlite_file(url: str) -> str | None:
+    """The file of a SQLite store's ``url`` (see :func:`open_store`); ``None`` for
+    PostgreSQL and ``:memory:``."""
+    if is_postgres(url):
+        return None
+    path = url.removeprefix("sqlite:///")
+    return None if path == ":memory:" else path

@@ -1,0 +1,56 @@
+"""Kaboom's pure core: read a Minesweeper position, know what is certain, decide a move.
+
+The public API in one place::
+
+    from kaboom.solver import Position, decide
+    d = decide(Position.from_rows(["01##", "12##", "####"], mines=3))
+    d.moves, d.certain, d.reason
+    solver = Solver("strong")          # one game's positions, one after the other:
+    solver.decide(position)            # the same moves, without re-reading the board
+
+It never imports a web, HTTP or screen library; the server and the bots build on it.
+"""
+
+from kaboom.solver.advisor import Decision, decide, decide_rows
+from kaboom.solver.errors import (
+    BudgetExceededError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    KaboomError,
+)
+from kaboom.solver.knowledge import CountEncoding, Knowledge, KnowledgeEngine, Status, classify
+from kaboom.solver.position import Cell, CellState, Move, MoveKind, Position
+from kaboom.solver.probability import Probabilities, probabilities, sample_layout
+from kaboom.solver.proof import Proof, prove
+from kaboom.solver.session import Solver
+from kaboom.solver.simulator import PRESETS, SimulatedGame
+
+__all__ = [
+    "PRESETS",
+    "BudgetExceededError",
+    "Cell",
+    "CellState",
+    "CountEncoding",
+    "Decision",
+    "IllegalMoveError",
+    "InvalidMoveError",
+    "InvalidPositionError",
+    "KaboomError",
+    "Knowledge",
+    "KnowledgeEngine",
+    "Move",
+    "MoveKind",
+    "Position",
+    "Probabilities",
+    "Proof",
+    "SimulatedGame",
+    "Solver",
+    "Status",
+    "classify",
+    "decide",
+    "decide_rows",
+    "probabilities",
+    "prove",
+    "sample_layout",
+]
