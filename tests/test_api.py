@@ -288,7 +288,7 @@ def test_health_reads_the_store(client: TestClient) -> None:
     assert r.status_code == 200
     assert r.json() == {"status": "ok", "store": "sqlite",
                         "schema_version": migrations.latest(), "worker": os.getpid(),
-                        "version": importlib.metadata.version("kaboom")}
+                        "version": importlib.metadata.version("kaboom-minesweeper")}
     head = client.head("/api/health")  # what some balancers send
     assert head.status_code == 200 and head.content == b""
 

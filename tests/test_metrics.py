@@ -86,7 +86,7 @@ def test_requests_are_counted_by_route_template_and_status(client: PlayerClient)
     assert grew("kaboom_solver_seconds_count", work="reveal") == 2
     assert grew("kaboom_solver_wait_seconds_count", work="reveal") == 2
     assert grew("kaboom_games_created_total") == 1
-    version = importlib.metadata.version("kaboom")
+    version = importlib.metadata.version("kaboom-minesweeper")
     assert _value(after, "kaboom_build_info", version=version) == 1
 
 
