@@ -86,7 +86,7 @@ def play_inprocess(
             service.get(game.id)
             get_ms.append((time.perf_counter() - t) * 1000)
     assert game.status == "won", game.loss
-    referee = service._session(game.id).referee
+    referee = service.session(game.id).referee
     FALLBACKS["layouts"] += referee.fallback_layouts
     FALLBACKS["timeouts"] += referee.timeouts
     return reveal_ms, get_ms

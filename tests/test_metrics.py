@@ -208,7 +208,7 @@ def test_races_lost_to_another_change_are_counted(tmp_path: Path,
 
     monkeypatch.setattr(first.store, "moves", undo_between)
     pages = _count("kaboom_store_races_total", what="page")
-    assert len(first.moves(game.id, 0, 10)[1]) == 1  # read again after the undo
+    assert len(first.history.moves(game.id, 0, 10)[1]) == 1  # read again after the undo
     assert _count("kaboom_store_races_total", what="page") == pages + 1
 
 

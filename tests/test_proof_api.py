@@ -190,7 +190,7 @@ def test_a_game_that_ends_while_its_proof_is_computed_still_gets_the_proof(
     """The player's last move can land while a proof they asked for is computed: the
     game is over by the time the proof would mark it assisted.  The proof is answered
     (proofs are free after a game; this one came after the last move), not a 409."""
-    import kaboom.server.service
+    import kaboom.server.assistance
     from kaboom.server.game import Rules
     from kaboom.server.service import GameService
     from kaboom.server.store import open_store
@@ -210,8 +210,8 @@ def test_a_game_that_ends_while_its_proof_is_computed_still_gets_the_proof(
         assert ended.status is GameStatus.LOST
         return prove(*args)
 
-    monkeypatch.setattr(kaboom.server.service, "prove", prove_while_the_game_ends)
-    finished, proof = service.proof(game.id, mine, token)
+    monkeypatch.setattr(kaboom.server.assistance, "prove", prove_while_the_game_ends)
+    finished, proof = service.assistant.proof(game.id, mine, token)
     assert proof.mine and finished.status is GameStatus.LOST and not finished.assisted
 
 
@@ -232,6 +232,6 @@ def test_a_hint_out_of_time_before_anything_is_proven_is_refused(tmp_path: Path)
         raise AssertionError("no seed left a safe cell after the first click")
     cold = GameService(open_store(db), settings)  # a server just started: nothing known yet
     with pytest.raises(BudgetExceededError):
-        cold.hint(game.id, token, Budget(0.0))
-    _, hint = cold.hint(game.id, token)  # with the time it needs
+        cold.assistant.hint(game.id, token, Budget(0.0))
+    _, hint = cold.assistant.hint(game.id, token)  # with the time it needs
     assert hint.kind == "safe" and hint.cells[0] in classify(game.position).safe

@@ -559,7 +559,8 @@ def _chord_game(store_url: str, seed: int) -> tuple[Game, Any, Any]:
     """A game at :data:`_CHORD_ROWS` and two services on one store (two processes)."""
     from dataclasses import replace
 
-    from kaboom.server.service import GameService, token_hash
+    from kaboom.server.players import token_hash
+    from kaboom.server.service import GameService
 
     settings = Settings(db=store_url, create_per_minute=0)
     first, other = (GameService(open_store(store_url), settings) for _ in range(2))
@@ -586,7 +587,7 @@ def _commit_first_from(other: Any, move: Any, *, before: Any, game: Game) -> Non
 def _false_beliefs(service: Any, game_id: str) -> dict[tuple[int, int], bool]:
     """What the service's referee holds as decided but brute force does not."""
     truth = oracle.statuses(service.get(game_id).position)
-    known = service._session(game_id).referee.engine.known
+    known = service.session(game_id).referee.engine.known
     return {c: m for c, m in known.items() if c in truth and truth[c] != ("m" if m else "s")}
 
 

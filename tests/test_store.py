@@ -161,7 +161,8 @@ def test_a_replay_of_records_kept_before_the_after_cells_is_the_same() -> None:
         if game.status is GameStatus.PLAYING:  # end it for the replay
             finished = replace(game, status=GameStatus.WON, version=game.version + 1)
             assert store.commit(game, finished)
-        pages = [service.replay(game.id, offset, 4)[1] for offset in range(0, game.moves, 4)]
+        pages = [service.history.replay(game.id, offset, 4)[1]
+                 for offset in range(0, game.moves, 4)]
         replays.append([m for page in pages for m in page.moves])
         assert pages[0].start == Game.new(game.id, game.rules).rows
     assert replays[0] == replays[1] and len(replays[0]) == 11

@@ -11,8 +11,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from kaboom.server.assistance import Analysis, Hint, HintKind
 from kaboom.server.game import Game, Rules
-from kaboom.server.service import Analysis, Hint, HintKind, Replay
+from kaboom.server.history import Replay
 from kaboom.solver.position import GameStatus, LossReason
 from kaboom.solver.proof import Proof
 

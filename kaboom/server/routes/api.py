@@ -27,6 +27,7 @@ from kaboom.server.edge import RELEASE_TURN, client_of
 from kaboom.server.errors import MissingTokenError, NotPlayerError, StoreUnavailableError
 from kaboom.server.game import Game
 from kaboom.server.metrics import CONTENT_TYPE, exposition
+from kaboom.server.players import check_player
 from kaboom.server.schemas import (
     MAX_SIDE,
     PAGE_MAX,
@@ -102,7 +103,7 @@ async def get_game(
     request.state.long_poll = True  # timed apart in the metrics: its seconds are a wait
     if (release_turn := request.scope.get(RELEASE_TURN)) is not None:
         release_turn()  # waiting holds up none of the client's other requests
-    return _game(service, await service.wait_for_change(game_id, wait_moves, timeout))
+    return _game(service, await service.watcher.wait_for_change(game_id, wait_moves, timeout))
 
 
 Offset = Annotated[
@@ -121,17 +122,17 @@ def moves(
     """A page of the game's moves in order: at most ``limit`` from ``offset``, with the
     total and the ``next_offset`` that asks for the next page.  Only the page is read
     from the store, so spectators of a long game cannot hold the requests of others."""
-    game, page = service.moves(game_id, offset, limit)
+    game, page = service.history.moves(game_id, offset, limit)
     return MovesOut.of(game, offset, page)
 
 
 async def _authorize(service: GameService, game_id: str, token: str | None) -> None:
     """The player check before a request queues for the game's turn; it reads the store
     (off the event loop) only the first time this process sees the game."""
-    if service.knows_player(game_id):
-        service.authorize(game_id, token)
+    if service.players.knows(game_id):
+        service.players.authorize(game_id, token)
     else:
-        await run_in_threadpool(service.authorize, game_id, token)
+        await run_in_threadpool(service.players.authorize, game_id, token)
 
 
 def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
@@ -187,7 +188,7 @@ async def analysis(
     await _authorize(service, game_id, token)
 
     def run(budget: Budget) -> Response:
-        return _json(AnalysisOut.of(service.analyse(game_id, token, budget)[1]))
+        return _json(AnalysisOut.of(service.assistant.analyse(game_id, token, budget)[1]))
 
     return await service.gate.run(game_id, service.settings.analysis_budget_s, run,
                                   client_of(request), "analysis")
@@ -208,10 +209,10 @@ async def proof(
     decided).  Anyone may ask then, so proofs queue for the game's solver turn too."""
     game = await run_in_threadpool(service.get, game_id)
     if game.status is GameStatus.PLAYING:
-        service.check_player(game.player_hash, token)
+        check_player(game.player_hash, token)
 
     def run(budget: Budget) -> Response:
-        return _json(ProofOut.of(service.proof(game_id, (x, y), token, budget)[1]))
+        return _json(ProofOut.of(service.assistant.proof(game_id, (x, y), token, budget)[1]))
 
     return await service.gate.run(game_id, service.settings.analysis_budget_s, run,
                                   client_of(request), "proof")
@@ -227,7 +228,7 @@ async def hint(
     return await service.gate.run(
         game_id,
         service.settings.analysis_budget_s,
-        lambda budget: _json(HintOut.of(service.hint(game_id, token, budget)[1])),
+        lambda budget: _json(HintOut.of(service.assistant.hint(game_id, token, budget)[1])),
         client_of(request), "hint",
     )
 
@@ -240,7 +241,7 @@ def replay(
     """A page of a finished game's moves (at most ``limit`` from ``offset``), each with
     the cells it changed, and the game's first board; 409 while it is being played.
     ``next_offset`` asks for the next page."""
-    return ReplayOut.of(*service.replay(game_id, offset, limit))
+    return ReplayOut.of(*service.history.replay(game_id, offset, limit))
 
 
 operations = APIRouter(prefix="/api", tags=["operations"])

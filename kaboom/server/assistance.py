@@ -1,0 +1,196 @@
+"""Assistance to the player: the debug overlay's analysis, a cell's proof, a hint.
+
+Any of them during a game marks it assisted (it then counts apart in the statistics);
+after the game, proofs are free.  They run on the game's warm referee, under its lock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Literal
+
+from kaboom.server.game import Game, Referee
+from kaboom.server.players import check_player
+from kaboom.solver.budget import Budget
+from kaboom.solver.errors import (
+    BudgetExceededError,
+    IllegalMoveError,
+    InvalidMoveError,
+    NoProofError,
+)
+from kaboom.solver.knowledge import Knowledge
+from kaboom.solver.position import Cell, GameStatus, row_major
+from kaboom.solver.probability import probabilities
+from kaboom.solver.proof import Proof, prove
+
+if TYPE_CHECKING:
+    from kaboom.server.service import GameService
+
+__all__ = ["Analysis", "Assistant", "Hint", "HintKind"]
+
+HintKind = Literal["safe", "first_click", "forced_guess"]
+
+_HINT_CANDIDATES = 8
+"""Safe cells whose proofs a hint compares, to show the shortest of them."""
+_HINT_CELLS = 32
+"""At most this many equally good guesses are named (the outside may have thousands)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What the debug overlay shows: the status of every cell and, when affordable,
+    every covered cell's exact mine probability."""
+
+    knowledge: Knowledge
+    status: list[str]
+    probability: list[list[float | None] | None]
+    exact: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What to play next: a proven safe cell with its proof; on an untouched board any
+    cell (the first click is safe); else a forced guess among the ``cells`` with the
+    lowest mine ``probability`` (``None`` when it could not be computed in time)."""
+
+    kind: HintKind
+    cells: tuple[Cell, ...]
+    proof: Proof | None = None
+    probability: float | None = None
+
+
+class Assistant:
+    """Analyses, proofs and hints of one service's games."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+
+    def mark_assisted(self, game_id: str, token: str | None) -> Game:
+        def compute(referee: Referee, game: Game) -> tuple[Game, None]:
+            if game.status is not GameStatus.PLAYING:
+                raise IllegalMoveError(f"the game is over ({game.status}); nothing to analyse")
+            return replace(game, assisted=True), None
+
+        game = self.games.store.get(game_id)
+        check_player(game.player_hash, token)
+        if game.assisted and game.status is GameStatus.PLAYING:
+            return game
+        return self.games.change(
+            game_id, token, compute, lambda before, after, _: self.games.store.commit(before, after)
+        )
+
+    def analyse(
+        self, game_id: str, token: str | None, budget: Budget | None = None
+    ) -> tuple[Game, Analysis]:
+        """The analysis of the player's game; marks it assisted.  ``budget`` (default:
+        the analysis budget from now) covers the classification and the probabilities
+        together, and leaves 30 % for building the answer (1.3 MB of JSON at 256x256)."""
+        budget = (budget or Budget(self.games.settings.analysis_budget_s)).share(0.7)
+        game = self.mark_assisted(game_id, token)
+        session = self.games.session(game_id)
+        with session.lock:
+            referee = session.referee
+            referee.sync(game)
+            position = game.position
+            knowledge = referee.engine.classify(position, budget.share(0.5))
+            rows: list[list[float | None] | None]
+            try:
+                probs = probabilities(
+                    position,
+                    known=referee.engine.known,
+                    budget=budget,
+                    counter=referee.counter,
+                )
+                rows = [
+                    [
+                        probs.cells.get((x, y)) if position.is_covered(x, y) else None
+                        for x in range(position.width)
+                    ]
+                    for y in range(position.height)
+                ]
+                exact = True
+            except BudgetExceededError:
+                rows = [None] * position.height
+                exact = False
+        return game, Analysis(knowledge, knowledge.status_rows(position), rows, exact)
+
+    def proof(
+        self, game_id: str, cell: Cell, token: str | None, budget: Budget | None = None
+    ) -> tuple[Game, Proof]:
+        """The proof of a covered cell.  During a game it is assistance: only the player
+        may ask, and an answer about a covered cell (its proof, or that it is undecided)
+        marks the game assisted; a refused request leaves it as it was.  After the game
+        it is free and proves the cell in the position before the last move, where the
+        loss was decided.  (A game that ends while its proof is computed is not marked:
+        its proofs are free by then, and the answer came after the last move.)"""
+        game = self.games.store.get(game_id)
+        playing = game.status is GameStatus.PLAYING
+        if playing:
+            check_player(game.player_hash, token)
+        position = game.position if playing else self.games.history.before_last(game)
+        width, height = position.width, position.height
+        if not (0 <= cell[0] < width and 0 <= cell[1] < height):
+            raise InvalidMoveError(f"({cell[0]}, {cell[1]}) is off the {width}x{height} board")
+        try:
+            found = prove(position, cell, budget or Budget(self.games.settings.analysis_budget_s))
+        except NoProofError:
+            if playing and position.is_covered(*cell):  # "undecided" is an answer too
+                self._mark_assisted_if_playing(game_id, token)
+            raise
+        return (self._mark_assisted_if_playing(game_id, token) if playing else game), found
+
+    def _mark_assisted_if_playing(self, game_id: str, token: str | None) -> Game:
+        try:
+            return self.mark_assisted(game_id, token)
+        except IllegalMoveError:
+            game = self.games.store.get(game_id)
+            if game.status is GameStatus.PLAYING:
+                raise
+            return game
+
+    def hint(
+        self, game_id: str, token: str | None, budget: Budget | None = None
+    ) -> tuple[Game, Hint]:
+        """A proven safe cell with the shortest proof among a few, or the best odds of a
+        forced guess; only the player may ask, and the game is marked assisted.  Within
+        ``budget`` (default: the analysis budget from now): one that runs out before the
+        position is settled raises :class:`BudgetExceededError`, as calling the next click
+        a forced guess then could send the player onto a mine."""
+        if self.games.store.get(game_id).status is not GameStatus.PLAYING:
+            raise IllegalMoveError("the game is over; no hint to give")
+        game = self.mark_assisted(game_id, token)
+        position = game.position
+        if position.is_start:
+            return game, Hint("first_click", ((position.width // 2, position.height // 2),))
+        budget = budget or Budget(self.games.settings.analysis_budget_s)
+        session = self.games.session(game_id)
+        with session.lock:
+            referee = session.referee
+            referee.sync(game)
+            knowledge = referee.engine.classify(position, budget.share(0.5))
+            safe = sorted(
+                (c for c in knowledge.safe if position.is_covered(*c) and position.char(*c) != "F"),
+                key=row_major,
+            )
+            if safe:
+                proofs = [prove(position, c, budget) for c in safe[:_HINT_CANDIDATES]]
+                best = min(proofs, key=lambda p: (len(p.numbers), p.count is not None))
+                return game, Hint("safe", (best.cell,), best)
+            if not knowledge.complete:
+                raise BudgetExceededError("no hint within the time budget; try again")
+            try:
+                probs = probabilities(
+                    position, known=referee.engine.known, budget=budget, counter=referee.counter
+                )
+            except BudgetExceededError:
+                return game, Hint("forced_guess", ())
+        odds = {c: p for c, p in probs.cells.items() if position.char(*c) != "F"}
+        frontier = set(position.frontier())
+        if not game.rules.outside_guess and any(odds.get(c, 1.0) < 1.0 for c in frontier):
+            # A guess off the frontier would lose outright while the frontier has a chance.
+            odds = {c: p for c, p in odds.items() if c in frontier}
+        low = min(odds.values())
+        best_cells = sorted(
+            (c for c, p in odds.items() if p <= low + 1e-12), key=row_major
+        )
+        return game, Hint("forced_guess", tuple(best_cells[:_HINT_CELLS]), probability=low)
