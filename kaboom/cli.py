@@ -75,6 +75,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if extra is None:
             raise
         print(f"kaboom: this needs the {extra!r} extra ({e}): in a checkout, "
-              f".venv/bin/pip install -e '.[{extra}]' (Kaboom is not on PyPI)",
+              f".venv/bin/pip install -e '.[{extra}]' (elsewhere, kaboom-minesweeper[{extra}])",
               file=sys.stderr)
         return 2

@@ -154,7 +154,8 @@ def _restore_postgres(source: Path, url: str, keep: bool) -> tuple[int, Path | N
     try:
         import psycopg
     except ImportError as exc:
-        raise BackupError("the store is PostgreSQL: install kaboom[postgres]") from exc
+        raise BackupError("the store is PostgreSQL: install the 'postgres' extra"
+                          " (kaboom-minesweeper[postgres])") from exc
     pg_restore = shutil.which("pg_restore")
     if pg_restore is None:
         raise BackupError("the store is PostgreSQL, and pg_restore is not installed"

@@ -92,7 +92,7 @@ class Image:
     as_user: list[str]
 
     def wheel(self) -> Path:
-        return next(self.dist.glob("kaboom-*.whl"))
+        return next(self.dist.glob("kaboom_minesweeper-*.whl"))
 
 
 def run_step(command: str, cwd: Path, env: dict[str, str], moves: dict[str, str]) -> None:
@@ -190,6 +190,18 @@ def test_the_wheel_holds_the_whole_game(image: Image) -> None:
                  "server/assets.py", "solver/knowledge.py", "cli.py"):
         assert f"kaboom/{name}" in names, name
     assert not [n for n in names if n.startswith(("tests/", "bench/"))]
+
+
+def test_the_wheel_installs_one_top_level_package(image: Image) -> None:
+    """Everything imports as ``kaboom.…``: the wheel puts no other name into a user's
+    environment (``solver``, ``server``, ``bots`` and ``web`` were top-level once)."""
+    wheel = zipfile.ZipFile(image.wheel())
+    tops = {n.split("/")[0] for n in wheel.namelist() if not n.split("/")[0].endswith(
+        (".dist-info", ".data"))}
+    assert tops == {"kaboom"}
+    info = next(n for n in wheel.namelist() if n.endswith(".dist-info/top_level.txt"))
+    assert wheel.read(info).decode().split() == ["kaboom"]
+    assert image.wheel().name.startswith("kaboom_minesweeper-")
 
 
 def test_the_installed_server_serves_the_game_offline(image: Image, browser: Browser) -> None:

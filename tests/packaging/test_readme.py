@@ -53,6 +53,14 @@ def test_kaboom_commands_parse(cmd: list[str]) -> None:
         assert done.value.code == 0
 
 
+@pytest.mark.parametrize("block", re.findall(r"```python\n(.*?)```", README, re.S))
+def test_the_readmes_python_runs(block: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's library example imports what it shows (``from kaboom.solver import
+    Position, Solver, decide``) and runs as written."""
+    exec(compile(block, "README.md", "exec"), {})
+    assert capsys.readouterr().out.strip()  # it prints the decision
+
+
 def test_docker_commands_agree_with_the_dockerfile() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     runs = [c for c in commands() if c[:2] == ["docker", "run"]]
