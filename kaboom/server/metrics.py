@@ -47,6 +47,7 @@ __all__ = [
     "SOLVER_REFUSALS",
     "SOLVER_SECONDS",
     "SOLVER_WAIT_SECONDS",
+    "STORE_FAULTS",
     "STORE_RACES",
     "THROTTLED",
     "THROTTLE_SECONDS",
@@ -113,6 +114,12 @@ STORE_RACES = Counter(
     "kaboom_store_races",
     "Work done again because another change to the game came first (in this process or"
     " another): a change computed again (change), a page read again (page).", ["what"],
+)
+STORE_FAULTS = Counter(
+    "kaboom_store_faults",
+    "Store calls that failed: unavailable (the database cannot answer: down, restarting,"
+    " no connection within the pool's wait, a lock held too long), connection_lost (the"
+    " connection died during a statement).", ["fault"],
 )
 LONG_POLLS = Gauge(
     "kaboom_long_polls_waiting", "Spectators' long polls waiting for a change now.",

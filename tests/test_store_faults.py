@@ -1,0 +1,292 @@
+"""Faults behind the server, answered honestly: a PostgreSQL restarted or stopped under
+load, a connection cut during a move's commit.  Never a 500; never an acknowledged move
+lost; a 503 with ``Retry-After`` while the database cannot answer."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Literal
+
+import httpx
+import pytest
+from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
+
+from kaboom.server.config import Settings
+from kaboom.server.game import Rules
+from kaboom.server.schemas import PAGE_MAX
+from kaboom.server.service import GameService
+from kaboom.server.store import PostgresStore
+from kaboom.solver.position import Move
+from kaboom.testing import LiveServer, PostgresServer, find_postgres
+
+EXPERT = {"width": 30, "height": 16, "mines": 99}
+
+
+# ---------------------------------------------------------------- players under load
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One answer a player got: to a move (``flag x y``) or to a read (``move`` None)."""
+
+    game: str
+    move: str | None
+    status: int
+    retry_after: str | None
+    moves: int | None
+    """The game's move count in a 200, else None."""
+
+
+def _play(url: str, game: str, token: str, stop: threading.Event,
+          answers: list[Answer], errors: list[Exception]) -> None:
+    """Flags the game's cells one after another and reads the game after each move, until
+    ``stop``; every answer is kept, and any error (the server never goes down, so a
+    transport error is a failure too)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    try:
+        _flag_and_read(url, game, headers, stop, answers)
+    except Exception as exc:
+        errors.append(exc)
+
+
+def _flag_and_read(url: str, game: str, headers: dict[str, str], stop: threading.Event,
+                   answers: list[Answer]) -> None:
+    with httpx.Client(base_url=url, timeout=60) as http:
+        i = 0
+        while not stop.is_set():
+            x, y = i % EXPERT["width"], i // EXPERT["width"] % EXPERT["height"]
+            r = http.post(f"/api/games/{game}/flag", json={"x": x, "y": y}, headers=headers)
+            answers.append(Answer(game, f"flag {x} {y}", r.status_code,
+                                  r.headers.get("Retry-After"),
+                                  r.json()["moves"] if r.status_code == 200 else None))
+            r = http.get(f"/api/games/{game}")
+            answers.append(Answer(game, None, r.status_code, r.headers.get("Retry-After"),
+                                  r.json()["moves"] if r.status_code == 200 else None))
+            i += 1
+            time.sleep(0.01)  # a brisk player, not a flood: the machine is shared
+
+
+def _under_load(url: str, players: int, fault: Iterator[None]) -> list[Answer]:
+    """Runs ``players`` players on games of their own while ``fault`` runs (a generator:
+    its first step starts the fault, its end ends it); returns every answer."""
+    games = []
+    with httpx.Client(base_url=url, timeout=30) as http:
+        for _ in range(players):
+            r = http.post("/api/games", json=EXPERT)
+            assert r.status_code == 201, r.text
+            games.append((r.json()["id"], r.json()["player_token"]))
+    answers: list[Answer] = []
+    errors: list[Exception] = []
+    stop = threading.Event()
+    threads = [threading.Thread(target=_play, args=(url, g, t, stop, answers, errors))
+               for g, t in games]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(2)  # playing before the fault
+        for _ in fault:
+            pass
+        time.sleep(3)  # and after it
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    assert not errors, errors
+    return answers
+
+
+def _assert_answered_honestly(answers: list[Answer]) -> None:
+    statuses = sorted({a.status for a in answers})
+    assert set(statuses) <= {200, 503}, f"answers {statuses}: a 500 is a fault left unsaid"
+    assert all(a.retry_after for a in answers if a.status == 503), "a 503 without Retry-After"
+
+
+def _stored_moves(http: httpx.Client, game: str) -> list[str]:
+    moves: list[str] = []
+    while True:
+        page = http.get(f"/api/games/{game}/moves", params={"offset": len(moves)}).json()
+        moves += page["moves"]
+        if len(page["moves"]) < PAGE_MAX:
+            return moves
+
+
+def _assert_nothing_acknowledged_lost(url: str, answers: list[Answer]) -> int:
+    """Every move answered 200 is in its game's history under the move count it was
+    answered with; returns how many were checked."""
+    checked = 0
+    with httpx.Client(base_url=url, timeout=30) as http:
+        for game in {a.game for a in answers}:
+            stored = _stored_moves(http, game)
+            acknowledged = [a for a in answers
+                            if a.game == game and a.move and a.status == 200]
+            counts = [a.moves or 0 for a in acknowledged]
+            assert counts == sorted(set(counts)), "one player's moves answered out of order"
+            for n, a in zip(counts, acknowledged, strict=True):
+                assert 0 < n <= len(stored) and stored[n - 1] == a.move, \
+                    f"move {n} of {game} lost"
+                checked += 1
+    return checked
+
+
+def _metric(url: str, name: str, labels: dict[str, str] | None = None) -> float:
+    text = httpx.get(f"{url}/api/metrics", timeout=30).text
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v
+                                           for k, v in (labels or {}).items()):
+                return float(sample.value)
+    return 0.0
+
+
+def _wait_healthy(url: str, timeout_s: float = 90) -> dict[str, object]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            r = httpx.get(f"{url}/api/health", timeout=30)
+            if r.status_code == 200:
+                health: dict[str, object] = r.json()
+                return health
+            assert r.status_code == 503 and r.headers.get("Retry-After"), r.text
+        except httpx.TimeoutException:
+            pass
+        assert time.monotonic() < deadline, "the server did not recover"
+        time.sleep(0.5)
+
+
+# ---------------------------------------------------------------- PostgreSQL
+@pytest.fixture(scope="module")
+def own_postgres() -> Iterator[PostgresServer]:
+    """A cluster of this module's own: its tests restart and stop it, which the session's
+    shared one must not see."""
+    bindir = find_postgres()
+    if bindir is None:
+        pytest.fail("PostgreSQL is not installed: run ./test.sh (it installs `postgresql`)")
+    server = PostgresServer(bindir).start()
+    yield server
+    server.stop()
+
+
+def _restart(pg: PostgresServer) -> Iterator[None]:
+    pg.restart()
+    yield
+
+
+def _stop_for_5_s(pg: PostgresServer) -> Iterator[None]:
+    pg.halt()
+    try:
+        time.sleep(5)
+    finally:
+        pg.start()
+    yield
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("fault", [_restart, _stop_for_5_s], ids=["restarted", "stopped_5s"])
+def test_a_postgresql_restarted_or_stopped_under_load_is_a_503_and_loses_no_move(
+        own_postgres: PostgresServer,
+        fault: Callable[[PostgresServer], Iterator[None]]) -> None:
+    """Four players flag and read their games while PostgreSQL restarts, or stops for
+    5 s: each request is answered 200 or 503 with Retry-After (a 500 before), every move
+    answered 200 is in the store after, and the server serves again by itself."""
+    with LiveServer(own_postgres.url()) as server:
+        answers = _under_load(server.url, 4, fault(own_postgres))
+        _assert_answered_honestly(answers)
+        assert _wait_healthy(server.url)["status"] == "ok"
+        assert _assert_nothing_acknowledged_lost(server.url, answers) > 50
+        # the fault reached the server: its pooled connections died with the database
+        assert _metric(server.url, "kaboom_store_faults_total",
+                       {"fault": "connection_lost"}) >= 1
+
+
+class CuttingRelay:
+    """A TCP relay in front of PostgreSQL that cuts one connection on demand, as a network
+    or a dying server does: ``cut("request")`` drops the next statement sent (it never
+    reaches the server), ``cut("reply")`` lets it run and drops its answer."""
+
+    def __init__(self, port: int) -> None:
+        self._target = port
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self._armed: str | None = None
+        self._lock = threading.Lock()
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut(self, where: Literal["request", "reply"]) -> None:
+        self._armed = where
+
+    def close(self) -> None:
+        self._listener.close()
+
+    def _take(self, where: str) -> bool:
+        with self._lock:
+            if self._armed != where:
+                return False
+            self._armed = None
+            self.cuts += 1
+            return True
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(("127.0.0.1", self._target))
+            doomed = threading.Event()
+            for src, dst, up in ((client, server, True), (server, client, False)):
+                threading.Thread(target=self._pump, args=(src, dst, up, doomed),
+                                 daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, up: bool,
+              doomed: threading.Event) -> None:
+        try:
+            while data := src.recv(65536):
+                if up and self._take("request"):
+                    break
+                if up and self._take("reply"):
+                    doomed.set()
+                if not up and doomed.is_set():
+                    break
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+
+@pytest.mark.parametrize("where", ["reply", "request"])
+def test_a_move_whose_connection_is_cut_is_committed_once(
+        own_postgres: PostgresServer, where: Literal["request", "reply"]) -> None:
+    """The connection dies under a move's compare-and-set: after the server committed it
+    (``reply``: the answer never came) or before it arrived (``request``).  The move is
+    answered, and in the history once: the game read again on a fresh connection told
+    which it was, and only the move not committed was committed once more."""
+    url = own_postgres.url()
+    relay = CuttingRelay(own_postgres.port)
+    store = PostgresStore(url.replace(f":{own_postgres.port}/", f":{relay.port}/"))
+    try:
+        service = GameService(store, Settings(db=url, create_per_minute=0))
+        game, token = service.create(Rules(30, 16, 99))
+        service.play(game.id, Move.flag(0, 0), token)  # the session now remembers the game
+        lost_before = REGISTRY.get_sample_value(
+            "kaboom_store_faults_total", {"fault": "connection_lost"}) or 0.0
+        relay.cut(where)
+        played = service.play(game.id, Move.flag(1, 0), token)
+        assert relay.cuts == 1, "the relay cut no connection: the test tested nothing"
+        assert played.moves == 2
+        assert store.moves(game.id, 0, 10) == ["flag 0 0", "flag 1 0"]
+        assert store.get(game.id) == played
+        assert REGISTRY.get_sample_value(
+            "kaboom_store_faults_total", {"fault": "connection_lost"}) == lost_before + 1
+        assert service.play(game.id, Move.flag(2, 0), token).moves == 3  # and plays on
+    finally:
+        store.close()
+        relay.close()
