@@ -1,15 +1,19 @@
 """Faults behind the server, answered honestly: a PostgreSQL restarted or stopped under
-load, a connection cut during a move's commit.  Never a 500; never an acknowledged move
-lost; a 503 with ``Retry-After`` while the database cannot answer."""
+load, a connection cut during a move's commit, a SQLite store on a full disk.  Never a
+500; never an acknowledged move lost; a 503 with ``Retry-After`` while the database
+cannot answer, a 507 that names the full disk (and ``/api/health`` and the metrics say
+so)."""
 
 from __future__ import annotations
 
 import contextlib
 import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 import httpx
@@ -290,3 +294,79 @@ def test_a_move_whose_connection_is_cut_is_committed_once(
     finally:
         store.close()
         relay.close()
+
+
+# ---------------------------------------------------------------- SQLite, a full disk
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real filesystem of 4 MiB (tmpfs), mounted for the test and gone after it."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"cannot mount a small tmpfs (the test needs root): {done.stderr}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "--lazy", str(mount)], check=True)
+
+
+def _fill(disk: Path) -> Path:
+    """Fills ``disk`` to its last byte with a file of its own; returns the file."""
+    filler = disk / "filler"
+    with filler.open("wb", buffering=0) as f, contextlib.suppress(OSError):
+        while f.write(b"\0" * 4096):
+            pass
+    return filler
+
+
+def test_a_sqlite_store_on_a_full_disk_says_so_and_keeps_every_game(
+        small_disk: Path) -> None:
+    """A full disk under a SQLite store: a new game is a 507 that names the disk (a 500
+    before), moves are stored or refused so, earlier games stay readable as they were,
+    /api/health and the metrics say the disk is full; freed, it creates games again."""
+    with LiveServer(small_disk / "games.db") as server, \
+            httpx.Client(base_url=server.url, timeout=30) as http:
+        earlier = {}
+        for i in range(3):
+            r = http.post("/api/games", json=EXPERT)
+            assert r.status_code == 201
+            game, token = r.json()["id"], r.json()["player_token"]
+            assert http.post(f"/api/games/{game}/flag", json={"x": i, "y": 0},
+                             headers={"Authorization": f"Bearer {token}"}).status_code == 200
+            earlier[game] = token
+        before = {g: http.get(f"/api/games/{g}").json() for g in earlier}
+        filler = _fill(small_disk)
+
+        created = [http.post("/api/games", json=EXPERT) for _ in range(20)]
+        statuses = [r.status_code for r in created]
+        assert set(statuses) <= {201, 507}, statuses
+        # at most a few pages the database had already taken, then refused every time
+        assert statuses[-10:] == [507] * 10, statuses
+        refusal = created[-1].json()["detail"]
+        assert "disk is full" in refusal and "nothing changed" in refusal
+
+        for n, (game, token) in enumerate(earlier.items()):  # a move: stored, or a 507
+            r = http.post(f"/api/games/{game}/flag", json={"x": 10 + n, "y": 5},
+                          headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code in (200, 507), r.text
+            after = http.get(f"/api/games/{game}")
+            assert after.status_code == 200
+            assert after.json() == (r.json() if r.status_code == 200 else before[game])
+            assert http.get(f"/api/games/{game}/moves").status_code == 200
+        for r in created:
+            if r.status_code == 201:
+                assert http.get(f"/api/games/{r.json()['id']}").status_code == 200
+
+        health = http.get("/api/health")
+        assert health.status_code == 200 and health.json()["status"] == "disk_full"
+        assert _metric(server.url, "kaboom_store_disk_full") == 1
+        assert _metric(server.url, "kaboom_store_faults_total",
+                       {"fault": "disk_full"}) >= statuses.count(507)
+        assert _metric(server.url, "kaboom_http_requests_total", {"status": "500"}) == 0
+
+        filler.unlink()  # the operator frees space: no restart needed
+        assert http.post("/api/games", json=EXPERT).status_code == 201
+        assert http.get("/api/health").json()["status"] == "ok"
+        assert _metric(server.url, "kaboom_store_disk_full") == 0

@@ -13,6 +13,7 @@ __all__ = [
     "RateLimitedError",
     "ServerFullError",
     "StoreConnectionLostError",
+    "StoreFullError",
     "StoreUnavailableError",
 ]
 
@@ -62,3 +63,8 @@ class StoreUnavailableError(KaboomError, RuntimeError):
 class StoreConnectionLostError(StoreUnavailableError):
     """Raised when the connection to the database died during a statement: a change sent
     on it may have committed, which only reading the game again can tell."""
+
+
+class StoreFullError(KaboomError, RuntimeError):
+    """Raised when the store's disk is full: nothing new can be stored, and what is stored
+    can still be read (507)."""

@@ -8,7 +8,8 @@ committed before it is answered, so it is never lost.  The undo record holds onl
 cells the move changed and the counters before it, not a copy of the board.
 
 A database that cannot answer is the server's own error, never a 500: down, restarting
-or a connection lost is :class:`StoreUnavailableError` (503).
+or a connection lost is :class:`StoreUnavailableError` (503), a full disk
+:class:`StoreFullError` (507).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from kaboom.server import migrations
 from kaboom.server.errors import (
     GameNotFoundError,
     StoreConnectionLostError,
+    StoreFullError,
     StoreUnavailableError,
 )
 from kaboom.server.game import Game, Rules, Step
@@ -49,6 +51,7 @@ class GameStore(Protocol):
     ``Game.version`` and returns whether it committed."""
 
     dialect: str
+    disk_full: bool
 
     def schema_version(self) -> int: ...
     def create(self, game: Game) -> None: ...
@@ -145,9 +148,9 @@ def same_game(a: Game, b: Game) -> bool:
     return _state(a) == _state(b)
 
 
-Fault = Literal["unavailable", "connection_lost"]
-"""Why the database could not do its part: it cannot answer now, or the connection died
-during a statement."""
+Fault = Literal["unavailable", "connection_lost", "disk_full"]
+"""Why the database could not do its part: it cannot answer now, the connection died
+during a statement, or its disk is full."""
 
 
 class _SqlStore:
@@ -156,6 +159,9 @@ class _SqlStore:
     errors are a :data:`Fault` (``_fault``)."""
 
     dialect = "sqlite"
+    disk_full = False
+    """Whether this process's last write failed for want of disk space, until a write
+    commits: ``/api/health`` says so."""
 
     def _tx(self, write: bool = True) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -164,9 +170,11 @@ class _SqlStore:
         raise NotImplementedError
 
     @contextmanager
-    def _answering(self, lost: Callable[[], bool] = lambda: False) -> Iterator[None]:
+    def _answering(self, write: bool, lost: Callable[[], bool] = lambda: False,
+                   ) -> Iterator[None]:
         """Turns the driver's errors for a database that cannot answer into the server's
-        own (503); ``lost`` tells whether the connection died with it.  Counts them."""
+        own (503, 507); ``lost`` tells whether the connection died with it.  Counts
+        them, and keeps :attr:`disk_full` for ``/api/health``."""
         try:
             yield
         except Exception as exc:
@@ -176,6 +184,8 @@ class _SqlStore:
             if fault == "unavailable" and lost():
                 fault = "connection_lost"
             raise self._failed(fault, exc) from exc
+        if write and self.disk_full:
+            self._note_disk_full(False)
 
     def _failed(self, fault: Fault, exc: Exception) -> KaboomError:
         # Imported here, not at the top: the CLI imports this module before it prepares
@@ -184,11 +194,22 @@ class _SqlStore:
 
         STORE_FAULTS.labels(fault).inc()
         reason = " ".join(str(exc).split()) or type(exc).__name__
+        if fault == "disk_full":
+            self._note_disk_full(True)
+            return StoreFullError(
+                "the server's disk is full: nothing new can be stored now (games stored"
+                f" before can still be read); nothing changed ({reason})")
         if fault == "connection_lost":
             return StoreConnectionLostError(
                 f"the connection to the game store was lost ({reason}); try again")
         return StoreUnavailableError(
             f"the game store cannot answer now ({reason}); nothing changed, try again")
+
+    def _note_disk_full(self, full: bool) -> None:
+        from kaboom.server.metrics import STORE_DISK_FULL
+
+        self.disk_full = full
+        STORE_DISK_FULL.set(int(full))
 
     def _migrate(self, cur: Any, has_table: bool) -> None:
         cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -395,15 +416,15 @@ class SqliteStore(_SqlStore):
                     "SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
                 ).fetchone()
                 self._migrate(cur, has is not None)
-        except (OSError, sqlite3.Error, StoreUnavailableError) as exc:
-            # a folder, not a database, a lock held long
+        except (OSError, sqlite3.Error, StoreUnavailableError, StoreFullError) as exc:
+            # a folder, not a database, a lock held long, a full disk
             if db is not None:
                 db.close()
             raise StoreOpenError(f"cannot open the SQLite database {path}: {exc}") from exc
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
-        with self._lock, self._answering():
+        with self._lock, self._answering(write):
             cur = self._db.cursor()
             try:
                 # Reads see the last commit without a transaction; writes take the lock
@@ -420,6 +441,8 @@ class SqliteStore(_SqlStore):
         if not isinstance(exc, sqlite3.Error):
             return None
         code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary code
+        if code == sqlite3.SQLITE_FULL:
+            return "disk_full"
         return "unavailable" if code in self._UNAVAILABLE else None
 
     def close(self) -> None:
@@ -496,11 +519,13 @@ class PostgresStore(_SqlStore):
             self._pool.check()
             return True
 
-        with self._answering(lost), self._pool.connection() as conn:
+        with self._answering(write, lost), self._pool.connection() as conn:
             held.append(conn)
             yield conn
 
     def _fault(self, exc: Exception) -> Fault | None:
+        if isinstance(exc, self._errors.errors.DiskFull):
+            return "disk_full"
         # Connections, shutdowns, a pool with none to give, resources, cancelled statements
         return "unavailable" if isinstance(exc, self._errors.OperationalError) else None
 

@@ -63,6 +63,7 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"description": "no fair answer within the move's time budget, or the game store"
           " cannot answer now; nothing changed (unless the message says the change may be"
           " in), and `Retry-After` says when to try again"},
+    507: {"description": "the server's disk is full; nothing changed"},
 }
 _READ: dict[int | str, dict[str, Any]] = {
     **{k: _ERRORS[k] for k in (404, 422)},
@@ -74,6 +75,7 @@ _CREATE: dict[int | str, dict[str, Any]] = {
     429: {"description": "too many games or cells of new games from this client"},
     503: {"description": "all clients together have created the day's cells of new games,"
           " or the game store cannot answer now"},
+    507: _ERRORS[507],
 }
 
 
@@ -264,7 +266,10 @@ def health(service: ServiceDep) -> HealthOut:
     except Exception as exc:
         log.warning("health check: the store cannot be read: %s", exc)
         raise StoreUnavailableError("the game store cannot be read") from exc
-    return HealthOut(status="ok", store=service.store.dialect, schema_version=version,
+    # A full disk still answers 200: the process serves reads, and a balancer that took
+    # every process out would stop those too.  kaboom_store_disk_full is for alerts.
+    return HealthOut(status="disk_full" if service.store.disk_full else "ok",
+                     store=service.store.dialect, schema_version=version,
                      worker=os.getpid(), version=VERSION)
 
 
