@@ -23,6 +23,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from kaboom.server.config import Settings
+from kaboom.server.errors import StoreUnavailableError
 from kaboom.server.game import Rules
 from kaboom.server.schemas import PAGE_MAX
 from kaboom.server.service import GameService
@@ -211,19 +212,27 @@ def test_a_postgresql_restarted_or_stopped_under_load_is_a_503_and_loses_no_move
 class CuttingRelay:
     """A TCP relay in front of PostgreSQL that cuts one connection on demand, as a network
     or a dying server does: ``cut("request")`` drops the next statement sent (it never
-    reaches the server), ``cut("reply")`` lets it run and drops its answer."""
+    reaches the server), ``cut("reply")`` lets it run and drops its answer.  With
+    ``then_down`` the cut takes every connection with it and the relay refuses new ones
+    until :meth:`up`."""
 
     def __init__(self, port: int) -> None:
         self._target = port
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port: int = self._listener.getsockname()[1]
         self._armed: str | None = None
+        self._then_down = False
+        self._down = False
+        self._open: list[socket.socket] = []
         self._lock = threading.Lock()
         self.cuts = 0
         threading.Thread(target=self._accept, daemon=True).start()
 
-    def cut(self, where: Literal["request", "reply"]) -> None:
-        self._armed = where
+    def cut(self, where: Literal["request", "reply"], *, then_down: bool = False) -> None:
+        self._armed, self._then_down = where, then_down
+
+    def up(self) -> None:
+        self._down = False
 
     def close(self) -> None:
         self._listener.close()
@@ -236,13 +245,26 @@ class CuttingRelay:
             self.cuts += 1
             return True
 
+    def _cut(self, *sockets: socket.socket) -> None:
+        if self._then_down:
+            self._down = True
+            sockets = (*sockets, *self._open)
+        for s in sockets:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
     def _accept(self) -> None:
         while True:
             try:
                 client, _ = self._listener.accept()
             except OSError:
                 return
+            if self._down:
+                client.close()
+                continue
             server = socket.create_connection(("127.0.0.1", self._target))
+            self._open += [client, server]
             doomed = threading.Event()
             for src, dst, up in ((client, server, True), (server, client, False)):
                 threading.Thread(target=self._pump, args=(src, dst, up, doomed),
@@ -252,12 +274,11 @@ class CuttingRelay:
               doomed: threading.Event) -> None:
         try:
             while data := src.recv(65536):
-                if up and self._take("request"):
-                    break
+                if (up and self._take("request")) or (not up and doomed.is_set()):
+                    self._cut(src, dst)
+                    return
                 if up and self._take("reply"):
                     doomed.set()
-                if not up and doomed.is_set():
-                    break
                 dst.sendall(data)
         except OSError:
             pass
@@ -371,3 +392,26 @@ def test_a_sqlite_store_on_a_full_disk_says_so_and_keeps_every_game(
         assert http.post("/api/games", json=EXPERT).status_code == 201
         assert http.get("/api/health").json()["status"] == "ok"
         assert _metric(server.url, "kaboom_store_disk_full") == 0
+
+
+def test_a_move_whose_store_goes_down_under_its_commit_says_it_may_be_in(
+        own_postgres: PostgresServer) -> None:
+    """The connection dies after PostgreSQL committed the move, and the store cannot be
+    reached to read the game again: the answer is a 503 that says the move may have been
+    stored, not that nothing changed; once the store is back, the move is there."""
+    url = own_postgres.url()
+    relay = CuttingRelay(own_postgres.port)
+    store = PostgresStore(url.replace(f":{own_postgres.port}/", f":{relay.port}/"),
+                          wait_s=1.0)
+    try:
+        service = GameService(store, Settings(db=url, create_per_minute=0))
+        game, token = service.create(Rules(30, 16, 99))
+        service.play(game.id, Move.flag(0, 0), token)
+        relay.cut("reply", then_down=True)
+        with pytest.raises(StoreUnavailableError, match="whether it was stored cannot be"):
+            service.play(game.id, Move.flag(1, 0), token)
+        relay.up()
+        assert store.moves(game.id, 0, 10) == ["flag 0 0", "flag 1 0"]
+    finally:
+        store.close()
+        relay.close()

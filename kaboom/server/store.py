@@ -471,7 +471,7 @@ class PostgresStore(_SqlStore):
 
     dialect = "postgresql"
 
-    def __init__(self, url: str, pool_size: int = 8) -> None:
+    def __init__(self, url: str, pool_size: int = 8, wait_s: float = POOL_WAIT_S) -> None:
         try:
             import psycopg
             from psycopg_pool import ConnectionPool
@@ -496,7 +496,7 @@ class PostgresStore(_SqlStore):
             min_size=1,
             max_size=pool_size,
             open=True,
-            timeout=POOL_WAIT_S,
+            timeout=wait_s,
             name="kaboom",
             kwargs={"autocommit": True},
         )
