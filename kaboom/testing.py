@@ -165,14 +165,13 @@ class PostgresServer:
         subprocess.run(cmd, check=True, capture_output=True, timeout=120)
 
     def start(self) -> PostgresServer:
-        if self._as_postgres:
-            shutil.chown(self.root, "postgres")
-        self._run("initdb", "-D", str(self.data), "-U", "kaboom", "-A", "trust",
-                  "--no-sync", "-E", "UTF8")
-        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
-                   " -c fsync=off -c max_connections=200")
-        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-w", "-t", "60",
-                  "-l", str(self.root / "log"), "start")
+        """Makes the cluster (the first time) and starts its server."""
+        if not self.data.exists():
+            if self._as_postgres:
+                shutil.chown(self.root, "postgres")
+            self._run("initdb", "-D", str(self.data), "-U", "kaboom", "-A", "trust",
+                      "--no-sync", "-E", "UTF8")
+        self._pg_ctl("start")
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
@@ -181,6 +180,21 @@ class PostgresServer:
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError("PostgreSQL did not start")
+
+    def _pg_ctl(self, action: str) -> None:
+        options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
+                   " -c fsync=off -c max_connections=200")
+        self._run("pg_ctl", "-D", str(self.data), "-o", options, "-w", "-t", "60",
+                  "-l", str(self.root / "log"), "-m", "fast", action)
+
+    def restart(self) -> None:
+        """Restarts the server as an operator would (a fast shutdown: every open
+        connection is closed, the statements running on them rolled back)."""
+        self._pg_ctl("restart")
+
+    def halt(self) -> None:
+        """Stops the server (fast), keeping its databases: :meth:`start` brings it back."""
+        self._pg_ctl("stop")
 
     def url(self) -> str:
         """A new, empty database: each test gets its own."""

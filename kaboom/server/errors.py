@@ -12,6 +12,8 @@ __all__ = [
     "NotPlayerError",
     "RateLimitedError",
     "ServerFullError",
+    "StoreConnectionLostError",
+    "StoreFullError",
     "StoreUnavailableError",
 ]
 
@@ -54,4 +56,15 @@ class ServerFullError(RateLimitedError):
 
 
 class StoreUnavailableError(KaboomError, RuntimeError):
-    """Raised when the game store cannot be read (the database is down or unreachable)."""
+    """Raised when the game store cannot answer now: the database is down, restarting or
+    unreachable, or a lock was held too long (503, try again)."""
+
+
+class StoreConnectionLostError(StoreUnavailableError):
+    """Raised when the connection to the database died during a statement: a change sent
+    on it may have committed, which only reading the game again can tell."""
+
+
+class StoreFullError(KaboomError, RuntimeError):
+    """Raised when the store's disk is full: nothing new can be stored, and what is stored
+    can still be read (507)."""

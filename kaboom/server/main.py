@@ -31,6 +31,7 @@ from kaboom.server.errors import (
     NotPlayerError,
     RateLimitedError,
     ServerFullError,
+    StoreFullError,
     StoreUnavailableError,
 )
 from kaboom.server.metrics import RequestMetrics, sample_process_forever
@@ -64,6 +65,7 @@ _STATUS: list[tuple[type[KaboomError], int]] = [
     (RateLimitedError, 429),
     (BudgetExceededError, 503),
     (StoreUnavailableError, 503),
+    (StoreFullError, 507),
 ]
 
 

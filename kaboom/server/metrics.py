@@ -47,6 +47,8 @@ __all__ = [
     "SOLVER_REFUSALS",
     "SOLVER_SECONDS",
     "SOLVER_WAIT_SECONDS",
+    "STORE_DISK_FULL",
+    "STORE_FAULTS",
     "STORE_RACES",
     "THROTTLED",
     "THROTTLE_SECONDS",
@@ -113,6 +115,17 @@ STORE_RACES = Counter(
     "kaboom_store_races",
     "Work done again because another change to the game came first (in this process or"
     " another): a change computed again (change), a page read again (page).", ["what"],
+)
+STORE_FAULTS = Counter(
+    "kaboom_store_faults",
+    "Store calls that failed: unavailable (the database cannot answer: down, restarting,"
+    " no connection within the pool's wait, a lock held too long), connection_lost (the"
+    " connection died during a statement), disk_full.", ["fault"],
+)
+STORE_DISK_FULL = Gauge(
+    "kaboom_store_disk_full",
+    "1 while a process's last write to the store failed for a full disk (until a write"
+    " commits), the most over the live processes.", multiprocess_mode="livemax",
 )
 LONG_POLLS = Gauge(
     "kaboom_long_polls_waiting", "Spectators' long polls waiting for a change now.",

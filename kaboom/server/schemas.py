@@ -114,7 +114,9 @@ class XY(BaseModel):
 class HealthOut(BaseModel):
     """This process can read its store."""
 
-    status: Literal["ok"]
+    status: Literal["ok", "disk_full"] = Field(
+        description="disk_full: this process's last write failed for a full disk (until a"
+        " write commits); games are read, new games and moves are refused with 507")
     store: str = Field(description="sqlite or postgresql")
     schema_version: int
     worker: int = Field(description="the answering process's id (several share a port)")

@@ -22,7 +22,12 @@ from typing import TypeVar
 from kaboom.server.admission import Gate
 from kaboom.server.assistance import Assistant
 from kaboom.server.config import Settings
-from kaboom.server.errors import ConflictError, MoveLimitError
+from kaboom.server.errors import (
+    ConflictError,
+    MoveLimitError,
+    StoreConnectionLostError,
+    StoreUnavailableError,
+)
 from kaboom.server.game import Game, Referee, Rules, Step
 from kaboom.server.history import History
 from kaboom.server.metrics import (
@@ -34,7 +39,7 @@ from kaboom.server.metrics import (
     STORE_RACES,
 )
 from kaboom.server.players import Players, check_player, token_hash
-from kaboom.server.store import GameStore
+from kaboom.server.store import GameStore, same_game
 from kaboom.server.watcher import Watcher
 from kaboom.solver.budget import Budget
 from kaboom.solver.cache import CachePool
@@ -59,6 +64,28 @@ class _Session:
 _RETRIES = 8
 """Times a change is computed again after losing a race to another change before the
 answer is 409."""
+
+
+def _commit_surviving(store: GameStore, commit: Callable[[Game, Game, _Record], bool],
+                      before: Game, after: Game, record: _Record) -> bool:
+    """``commit``, the compare-and-set of ``after`` on ``before``, once more if the
+    connection died before its answer came.  The game read again (on a fresh connection)
+    tells which it was: committed (the stored game is ``after``), not (still at
+    ``before``'s version: committed once more), or another change came first (False, as
+    any lost race).  A store that fails again is a 503 that says the change may be in."""
+    try:
+        return commit(before, after, record)
+    except StoreConnectionLostError:
+        pass
+    try:
+        stored = store.get(after.id)
+        if same_game(stored, after):
+            return True
+        return stored.version == before.version and commit(before, after, record)
+    except StoreUnavailableError as exc:
+        raise StoreUnavailableError(
+            "the connection to the game store was lost during this change, and whether it"
+            " was stored cannot be told now: read the game before trying again") from exc
 
 
 class GameService:
@@ -149,7 +176,7 @@ class GameService:
                         raise
                     continue  # the remembered game may be out of date: decide on the stored one
                 new = replace(new, version=game.version + 1)
-                if commit(game, new, step):
+                if _commit_surviving(self.store, commit, game, new, step):
                     session.game = new
                     self.watcher.changed(game_id)
                     return new

@@ -6,6 +6,10 @@ Every change is a compare-and-set: it commits only if the stored game is still a
 processes racing on one game can never both be acknowledged.  An acknowledged change is
 committed before it is answered, so it is never lost.  The undo record holds only the
 cells the move changed and the counters before it, not a copy of the board.
+
+A database that cannot answer is the server's own error, never a 500: down, restarting
+or a connection lost is :class:`StoreUnavailableError` (503), a full disk
+:class:`StoreFullError` (507).
 """
 
 from __future__ import annotations
@@ -14,14 +18,20 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from kaboom.server import migrations
-from kaboom.server.errors import GameNotFoundError
+from kaboom.server.errors import (
+    GameNotFoundError,
+    StoreConnectionLostError,
+    StoreFullError,
+    StoreUnavailableError,
+)
 from kaboom.server.game import Game, Rules, Step
+from kaboom.solver.errors import KaboomError
 from kaboom.solver.position import GameStatus, Loss, LossReason
 
 __all__ = [
@@ -32,6 +42,7 @@ __all__ = [
     "game_from_dict",
     "game_to_dict",
     "open_store",
+    "same_game",
 ]
 
 
@@ -40,6 +51,7 @@ class GameStore(Protocol):
     ``Game.version`` and returns whether it committed."""
 
     dialect: str
+    disk_full: bool
 
     def schema_version(self) -> int: ...
     def create(self, game: Game) -> None: ...
@@ -131,14 +143,73 @@ def _state(game: Game) -> str:
     return json.dumps(game_to_dict(game), separators=(",", ":"))
 
 
+def same_game(a: Game, b: Game) -> bool:
+    """Whether the two are one stored state (as the store would write them)."""
+    return _state(a) == _state(b)
+
+
+Fault = Literal["unavailable", "connection_lost", "disk_full"]
+"""Why the database could not do its part: it cannot answer now, the connection died
+during a statement, or its disk is full."""
+
+
 class _SqlStore:
     """The store's SQL, shared by both backends; subclasses give a transaction context
-    (``_tx``) whose cursor takes ``?`` placeholders."""
+    (``_tx``) whose cursor takes ``?`` placeholders, and say which of their driver's
+    errors are a :data:`Fault` (``_fault``)."""
 
     dialect = "sqlite"
+    disk_full = False
+    """Whether this process's last write failed for want of disk space, until a write
+    commits: ``/api/health`` says so."""
 
     def _tx(self, write: bool = True) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _fault(self, exc: Exception) -> Fault | None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @contextmanager
+    def _answering(self, write: bool, lost: Callable[[], bool] = lambda: False,
+                   ) -> Iterator[None]:
+        """Turns the driver's errors for a database that cannot answer into the server's
+        own (503, 507); ``lost`` tells whether the connection died with it.  Counts
+        them, and keeps :attr:`disk_full` for ``/api/health``."""
+        try:
+            yield
+        except Exception as exc:
+            fault = self._fault(exc)
+            if fault is None:
+                raise
+            if fault == "unavailable" and lost():
+                fault = "connection_lost"
+            raise self._failed(fault, exc) from exc
+        if write and self.disk_full:
+            self._note_disk_full(False)
+
+    def _failed(self, fault: Fault, exc: Exception) -> KaboomError:
+        # Imported here, not at the top: the CLI imports this module before it prepares
+        # the metrics folder (kaboom.server.metrics_folder).
+        from kaboom.server.metrics import STORE_FAULTS
+
+        STORE_FAULTS.labels(fault).inc()
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        if fault == "disk_full":
+            self._note_disk_full(True)
+            return StoreFullError(
+                "the server's disk is full: nothing new can be stored now (games stored"
+                f" before can still be read); nothing changed ({reason})")
+        if fault == "connection_lost":
+            return StoreConnectionLostError(
+                f"the connection to the game store was lost ({reason}); try again")
+        return StoreUnavailableError(
+            f"the game store cannot answer now ({reason}); nothing changed, try again")
+
+    def _note_disk_full(self, full: bool) -> None:
+        from kaboom.server.metrics import STORE_DISK_FULL
+
+        self.disk_full = full
+        STORE_DISK_FULL.set(int(full))
 
     def _migrate(self, cur: Any, has_table: bool) -> None:
         cur.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
@@ -322,6 +393,11 @@ class SqliteStore(_SqlStore):
     """Games in one SQLite file (WAL mode).  Safe to share between threads, and between
     processes: each write takes the database's write lock (``BEGIN IMMEDIATE``)."""
 
+    _UNAVAILABLE = frozenset({sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR,
+                              sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN})
+    """Primary result codes of a file that cannot be used now: another process's lock held
+    past the busy timeout, a disk failing or remounted read-only, a file gone."""
+
     def __init__(self, path: str | Path, synchronous: str = "NORMAL") -> None:
         if synchronous.upper() not in {"OFF", "NORMAL", "FULL"}:
             raise ValueError(f"unknown synchronous mode {synchronous!r}")
@@ -340,27 +416,34 @@ class SqliteStore(_SqlStore):
                     "SELECT 1 FROM sqlite_master WHERE type='table' AND name='games'"
                 ).fetchone()
                 self._migrate(cur, has is not None)
-        except (OSError, sqlite3.Error) as exc:  # a folder, not a database, a lock held long
+        except (OSError, sqlite3.Error, StoreUnavailableError, StoreFullError) as exc:
+            # a folder, not a database, a lock held long, a full disk
             if db is not None:
                 db.close()
             raise StoreOpenError(f"cannot open the SQLite database {path}: {exc}") from exc
 
     @contextmanager
     def _tx(self, write: bool = True) -> Iterator[sqlite3.Cursor]:
-        with self._lock:
+        with self._lock, self._answering(write):
             cur = self._db.cursor()
-            # Reads see the last commit without a transaction; writes take the lock at
-            # once so two processes never both read-then-write on a stale snapshot.
-            cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
             try:
+                # Reads see the last commit without a transaction; writes take the lock
+                # at once so two processes never both read-then-write on a stale snapshot.
+                cur.execute("BEGIN IMMEDIATE" if write else "BEGIN")
                 yield cur
-            except BaseException:
-                cur.execute("ROLLBACK")
-                raise
-            else:
                 cur.execute("COMMIT")
             finally:
+                if self._db.in_transaction:  # an error, or a COMMIT the disk refused
+                    self._db.rollback()
                 cur.close()
+
+    def _fault(self, exc: Exception) -> Fault | None:
+        if not isinstance(exc, sqlite3.Error):
+            return None
+        code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # the primary code
+        if code == sqlite3.SQLITE_FULL:
+            return "disk_full"
+        return "unavailable" if code in self._UNAVAILABLE else None
 
     def close(self) -> None:
         with self._lock:
@@ -377,6 +460,10 @@ class MemoryStore(SqliteStore):
 CONNECT_TIMEOUT_S = 10
 """How long opening a PostgreSQL store waits for the server to answer at all."""
 
+POOL_WAIT_S = 10.0
+"""How long a request waits for a connection from the pool: past it, the database is
+taken to be down (a 503), rather than hold the request and its thread."""
+
 
 class PostgresStore(_SqlStore):
     """Games in PostgreSQL through psycopg 3 and its connection pool: the store that
@@ -384,7 +471,7 @@ class PostgresStore(_SqlStore):
 
     dialect = "postgresql"
 
-    def __init__(self, url: str, pool_size: int = 8) -> None:
+    def __init__(self, url: str, pool_size: int = 8, wait_s: float = POOL_WAIT_S) -> None:
         try:
             import psycopg
             from psycopg_pool import ConnectionPool
@@ -402,13 +489,14 @@ class PostgresStore(_SqlStore):
         except psycopg.Error as exc:
             reason = " ".join(str(exc).split()) or type(exc).__name__
             raise StoreOpenError(f"cannot connect to PostgreSQL: {reason}") from None
+        self._errors = psycopg
         # Autocommit: a read is one round trip; a change opens its own transaction.
         self._pool = ConnectionPool(
             url,
             min_size=1,
             max_size=pool_size,
             open=True,
-            timeout=30,
+            timeout=wait_s,
             name="kaboom",
             kwargs={"autocommit": True},
         )
@@ -419,8 +507,31 @@ class PostgresStore(_SqlStore):
             self._migrate(cur, cur.fetchone()[0] is not None)
 
     @contextmanager
+    def _connection(self, write: bool) -> Iterator[Any]:
+        """A connection from the pool.  When one dies (the server restarted, or its
+        connection was cut), the pool's idle ones are checked at once: a restart kills
+        them all, and each would fail its next request."""
+        held: list[Any] = []  # the connection, once the pool gave one
+
+        def lost() -> bool:
+            if not (held and held[0].broken):
+                return False
+            self._pool.check()
+            return True
+
+        with self._answering(write, lost), self._pool.connection() as conn:
+            held.append(conn)
+            yield conn
+
+    def _fault(self, exc: Exception) -> Fault | None:
+        if isinstance(exc, self._errors.errors.DiskFull):
+            return "disk_full"
+        # Connections, shutdowns, a pool with none to give, resources, cancelled statements
+        return "unavailable" if isinstance(exc, self._errors.OperationalError) else None
+
+    @contextmanager
     def _tx(self, write: bool = True) -> Iterator[Any]:
-        with self._pool.connection() as conn:
+        with self._connection(write) as conn:
             if not write:
                 with conn.cursor() as cur:
                     yield _QmarkCursor(cur)
@@ -433,7 +544,7 @@ class PostgresStore(_SqlStore):
         # BEGIN, UPDATE, DELETE, INSERT, COMMIT); a statement is atomic on its own.  The
         # step is written only if the compare-and-set updated the game; a record an
         # undone move left under the same number is replaced.
-        with self._pool.connection() as conn:
+        with self._connection(write=True) as conn:
             row = conn.execute(
                 "WITH moved AS (UPDATE games SET state = %s, version = %s, status = %s,"
                 " updated_at = %s WHERE id = %s AND version = %s RETURNING id),"

@@ -60,13 +60,22 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
           " cell is open, the game has made every move it may keep, ...); nothing changed"},
     413: {"description": "the request body is too large"},
     422: {"description": "malformed or out-of-range input"},
-    503: {"description": "no fair answer within the move's time budget; nothing changed"},
+    503: {"description": "no fair answer within the move's time budget, or the game store"
+          " cannot answer now; nothing changed (unless the message says the change may be"
+          " in), and `Retry-After` says when to try again"},
+    507: {"description": "the server's disk is full; nothing changed"},
 }
-_READ: dict[int | str, dict[str, Any]] = {k: _ERRORS[k] for k in (404, 422)}
+_READ: dict[int | str, dict[str, Any]] = {
+    **{k: _ERRORS[k] for k in (404, 422)},
+    503: {"description": "the game store cannot answer now; `Retry-After` says when to try"
+          " again"},
+}
 _CREATE: dict[int | str, dict[str, Any]] = {
     **{k: _ERRORS[k] for k in (408, 413, 422)},
     429: {"description": "too many games or cells of new games from this client"},
-    503: {"description": "all clients together have created the day's cells of new games"},
+    503: {"description": "all clients together have created the day's cells of new games,"
+          " or the game store cannot answer now"},
+    507: _ERRORS[507],
 }
 
 
@@ -257,7 +266,10 @@ def health(service: ServiceDep) -> HealthOut:
     except Exception as exc:
         log.warning("health check: the store cannot be read: %s", exc)
         raise StoreUnavailableError("the game store cannot be read") from exc
-    return HealthOut(status="ok", store=service.store.dialect, schema_version=version,
+    # A full disk still answers 200: the process serves reads, and a balancer that took
+    # every process out would stop those too.  kaboom_store_disk_full is for alerts.
+    return HealthOut(status="disk_full" if service.store.disk_full else "ok",
+                     store=service.store.dialect, schema_version=version,
                      worker=os.getpid(), version=VERSION)
 
 

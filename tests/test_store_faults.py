@@ -1,0 +1,417 @@
+"""Faults behind the server, answered honestly: a PostgreSQL restarted or stopped under
+load, a connection cut during a move's commit, a SQLite store on a full disk.  Never a
+500; never an acknowledged move lost; a 503 with ``Retry-After`` while the database
+cannot answer, a 507 that names the full disk (and ``/api/health`` and the metrics say
+so)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+import httpx
+import pytest
+from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
+
+from kaboom.server.config import Settings
+from kaboom.server.errors import StoreUnavailableError
+from kaboom.server.game import Rules
+from kaboom.server.schemas import PAGE_MAX
+from kaboom.server.service import GameService
+from kaboom.server.store import PostgresStore
+from kaboom.solver.position import Move
+from kaboom.testing import LiveServer, PostgresServer, find_postgres
+
+EXPERT = {"width": 30, "height": 16, "mines": 99}
+
+
+# ---------------------------------------------------------------- players under load
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """One answer a player got: to a move (``flag x y``) or to a read (``move`` None)."""
+
+    game: str
+    move: str | None
+    status: int
+    retry_after: str | None
+    moves: int | None
+    """The game's move count in a 200, else None."""
+
+
+def _play(url: str, game: str, token: str, stop: threading.Event,
+          answers: list[Answer], errors: list[Exception]) -> None:
+    """Flags the game's cells one after another and reads the game after each move, until
+    ``stop``; keeps every answer (status 0: none came, the connection failed) and any
+    error that stopped the player."""
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=url, timeout=60) as http:
+
+        def ask(method: str, path: str, move: str | None, body: object = None) -> None:
+            try:
+                r = http.request(method, path, json=body, headers=headers)
+            except httpx.TransportError:
+                answers.append(Answer(game, move, 0, None, None))
+                return
+            answers.append(Answer(game, move, r.status_code, r.headers.get("Retry-After"),
+                                  r.json()["moves"] if r.status_code == 200 else None))
+
+        try:
+            i = 0
+            while not stop.is_set():
+                x, y = i % EXPERT["width"], i // EXPERT["width"] % EXPERT["height"]
+                ask("POST", f"/api/games/{game}/flag", f"flag {x} {y}", {"x": x, "y": y})
+                ask("GET", f"/api/games/{game}", None)
+                i += 1
+                time.sleep(0.01)  # a brisk player, not a flood: the machine is shared
+        except Exception as exc:
+            errors.append(exc)
+
+
+def _under_load(url: str, players: int, fault: Iterator[None]) -> list[Answer]:
+    """Runs ``players`` players on games of their own while ``fault`` runs (a generator:
+    its first step starts the fault, its end ends it); returns every answer."""
+    games = []
+    with httpx.Client(base_url=url, timeout=30) as http:
+        for _ in range(players):
+            r = http.post("/api/games", json=EXPERT)
+            assert r.status_code == 201, r.text
+            games.append((r.json()["id"], r.json()["player_token"]))
+    answers: list[Answer] = []
+    errors: list[Exception] = []
+    stop = threading.Event()
+    threads = [threading.Thread(target=_play, args=(url, g, t, stop, answers, errors))
+               for g, t in games]
+    for t in threads:
+        t.start()
+    try:
+        time.sleep(2)  # playing before the fault
+        for _ in fault:
+            pass
+        time.sleep(3)  # and after it
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(120)
+    assert not any(t.is_alive() for t in threads)
+    assert not errors, errors
+    return answers
+
+
+def _assert_answered_honestly(answers: list[Answer]) -> None:
+    statuses = Counter(a.status for a in answers)
+    assert set(statuses) <= {200, 503}, f"answers by status {statuses} (0: none came)"
+    assert all(a.retry_after for a in answers if a.status == 503), "a 503 without Retry-After"
+
+
+def _stored_moves(http: httpx.Client, game: str) -> list[str]:
+    moves: list[str] = []
+    while True:
+        page = http.get(f"/api/games/{game}/moves", params={"offset": len(moves)}).json()
+        moves += page["moves"]
+        if len(page["moves"]) < PAGE_MAX:
+            return moves
+
+
+def _assert_nothing_acknowledged_lost(url: str, answers: list[Answer]) -> int:
+    """Every move answered 200 is in its game's history under the move count it was
+    answered with; returns how many were checked."""
+    checked = 0
+    with httpx.Client(base_url=url, timeout=30) as http:
+        for game in {a.game for a in answers}:
+            stored = _stored_moves(http, game)
+            acknowledged = [a for a in answers
+                            if a.game == game and a.move and a.status == 200]
+            counts = [a.moves or 0 for a in acknowledged]
+            assert counts == sorted(set(counts)), "one player's moves answered out of order"
+            for n, a in zip(counts, acknowledged, strict=True):
+                assert 0 < n <= len(stored) and stored[n - 1] == a.move, \
+                    f"move {n} of {game} lost"
+                checked += 1
+    return checked
+
+
+def _metric(url: str, name: str, labels: dict[str, str] | None = None) -> float:
+    text = httpx.get(f"{url}/api/metrics", timeout=30).text
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v
+                                           for k, v in (labels or {}).items()):
+                return float(sample.value)
+    return 0.0
+
+
+def _wait_healthy(url: str, timeout_s: float = 90) -> dict[str, object]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            r = httpx.get(f"{url}/api/health", timeout=30)
+            if r.status_code == 200:
+                health: dict[str, object] = r.json()
+                return health
+            assert r.status_code == 503 and r.headers.get("Retry-After"), r.text
+        except httpx.TimeoutException:
+            pass
+        assert time.monotonic() < deadline, "the server did not recover"
+        time.sleep(0.5)
+
+
+# ---------------------------------------------------------------- PostgreSQL
+@pytest.fixture(scope="module")
+def own_postgres() -> Iterator[PostgresServer]:
+    """A cluster of this module's own: its tests restart and stop it, which the session's
+    shared one must not see."""
+    bindir = find_postgres()
+    if bindir is None:
+        pytest.fail("PostgreSQL is not installed: run ./test.sh (it installs `postgresql`)")
+    server = PostgresServer(bindir).start()
+    yield server
+    server.stop()
+
+
+def _restart(pg: PostgresServer) -> Iterator[None]:
+    pg.restart()
+    yield
+
+
+def _stop_for_5_s(pg: PostgresServer) -> Iterator[None]:
+    pg.halt()
+    try:
+        time.sleep(5)
+    finally:
+        pg.start()
+    yield
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("fault", [_restart, _stop_for_5_s], ids=["restarted", "stopped_5s"])
+def test_a_postgresql_restarted_or_stopped_under_load_is_a_503_and_loses_no_move(
+        own_postgres: PostgresServer,
+        fault: Callable[[PostgresServer], Iterator[None]]) -> None:
+    """Four players flag and read their games while PostgreSQL restarts, or stops for
+    5 s: each request is answered 200 or 503 with Retry-After (a 500 before), every move
+    answered 200 is in the store after, and the server serves again by itself."""
+    with LiveServer(own_postgres.url()) as server:
+        answers = _under_load(server.url, 4, fault(own_postgres))
+        _assert_answered_honestly(answers)
+        assert _wait_healthy(server.url)["status"] == "ok"
+        assert _assert_nothing_acknowledged_lost(server.url, answers) > 50
+        # the fault reached the server: its pooled connections died with the database
+        assert _metric(server.url, "kaboom_store_faults_total",
+                       {"fault": "connection_lost"}) >= 1
+
+
+class CuttingRelay:
+    """A TCP relay in front of PostgreSQL that cuts one connection on demand, as a network
+    or a dying server does: ``cut("request")`` drops the next statement sent (it never
+    reaches the server), ``cut("reply")`` lets it run and drops its answer.  With
+    ``then_down`` the cut takes every connection with it and the relay refuses new ones
+    until :meth:`up`."""
+
+    def __init__(self, port: int) -> None:
+        self._target = port
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        self._armed: str | None = None
+        self._then_down = False
+        self._down = False
+        self._open: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self.cuts = 0
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut(self, where: Literal["request", "reply"], *, then_down: bool = False) -> None:
+        self._armed, self._then_down = where, then_down
+
+    def up(self) -> None:
+        self._down = False
+
+    def close(self) -> None:
+        self._listener.close()
+
+    def _take(self, where: str) -> bool:
+        with self._lock:
+            if self._armed != where:
+                return False
+            self._armed = None
+            self.cuts += 1
+            return True
+
+    def _cut(self, *sockets: socket.socket) -> None:
+        if self._then_down:
+            self._down = True
+            sockets = (*sockets, *self._open)
+        for s in sockets:
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            if self._down:
+                client.close()
+                continue
+            server = socket.create_connection(("127.0.0.1", self._target))
+            self._open += [client, server]
+            doomed = threading.Event()
+            for src, dst, up in ((client, server, True), (server, client, False)):
+                threading.Thread(target=self._pump, args=(src, dst, up, doomed),
+                                 daemon=True).start()
+
+    def _pump(self, src: socket.socket, dst: socket.socket, up: bool,
+              doomed: threading.Event) -> None:
+        try:
+            while data := src.recv(65536):
+                if (up and self._take("request")) or (not up and doomed.is_set()):
+                    self._cut(src, dst)
+                    return
+                if up and self._take("reply"):
+                    doomed.set()
+                dst.sendall(data)
+        except OSError:
+            pass
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)
+            s.close()
+
+
+@pytest.mark.parametrize("where", ["reply", "request"])
+def test_a_move_whose_connection_is_cut_is_committed_once(
+        own_postgres: PostgresServer, where: Literal["request", "reply"]) -> None:
+    """The connection dies under a move's compare-and-set: after the server committed it
+    (``reply``: the answer never came) or before it arrived (``request``).  The move is
+    answered, and in the history once: the game read again on a fresh connection told
+    which it was, and only the move not committed was committed once more."""
+    url = own_postgres.url()
+    relay = CuttingRelay(own_postgres.port)
+    store = PostgresStore(url.replace(f":{own_postgres.port}/", f":{relay.port}/"))
+    try:
+        service = GameService(store, Settings(db=url, create_per_minute=0))
+        game, token = service.create(Rules(30, 16, 99))
+        service.play(game.id, Move.flag(0, 0), token)  # the session now remembers the game
+        lost_before = REGISTRY.get_sample_value(
+            "kaboom_store_faults_total", {"fault": "connection_lost"}) or 0.0
+        relay.cut(where)
+        played = service.play(game.id, Move.flag(1, 0), token)
+        assert relay.cuts == 1, "the relay cut no connection: the test tested nothing"
+        assert played.moves == 2
+        assert store.moves(game.id, 0, 10) == ["flag 0 0", "flag 1 0"]
+        assert store.get(game.id) == played
+        assert REGISTRY.get_sample_value(
+            "kaboom_store_faults_total", {"fault": "connection_lost"}) == lost_before + 1
+        assert service.play(game.id, Move.flag(2, 0), token).moves == 3  # and plays on
+    finally:
+        store.close()
+        relay.close()
+
+
+# ---------------------------------------------------------------- SQLite, a full disk
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real filesystem of 4 MiB (tmpfs), mounted for the test and gone after it."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"cannot mount a small tmpfs (the test needs root): {done.stderr}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "--lazy", str(mount)], check=True)
+
+
+def _fill(disk: Path) -> Path:
+    """Fills ``disk`` to its last byte with a file of its own; returns the file."""
+    filler = disk / "filler"
+    with filler.open("wb", buffering=0) as f, contextlib.suppress(OSError):
+        while f.write(b"\0" * 4096):
+            pass
+    return filler
+
+
+def test_a_sqlite_store_on_a_full_disk_says_so_and_keeps_every_game(
+        small_disk: Path) -> None:
+    """A full disk under a SQLite store: a new game is a 507 that names the disk (a 500
+    before), moves are stored or refused so, earlier games stay readable as they were,
+    /api/health and the metrics say the disk is full; freed, it creates games again."""
+    with LiveServer(small_disk / "games.db") as server, \
+            httpx.Client(base_url=server.url, timeout=30) as http:
+        earlier = {}
+        for i in range(3):
+            r = http.post("/api/games", json=EXPERT)
+            assert r.status_code == 201
+            game, token = r.json()["id"], r.json()["player_token"]
+            assert http.post(f"/api/games/{game}/flag", json={"x": i, "y": 0},
+                             headers={"Authorization": f"Bearer {token}"}).status_code == 200
+            earlier[game] = token
+        before = {g: http.get(f"/api/games/{g}").json() for g in earlier}
+        filler = _fill(small_disk)
+
+        created = [http.post("/api/games", json=EXPERT) for _ in range(20)]
+        statuses = [r.status_code for r in created]
+        assert set(statuses) <= {201, 507}, statuses
+        # at most a few pages the database had already taken, then refused every time
+        assert statuses[-10:] == [507] * 10, statuses
+        refusal = created[-1].json()["detail"]
+        assert "disk is full" in refusal and "nothing changed" in refusal
+
+        for n, (game, token) in enumerate(earlier.items()):  # a move: stored, or a 507
+            r = http.post(f"/api/games/{game}/flag", json={"x": 10 + n, "y": 5},
+                          headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code in (200, 507), r.text
+            after = http.get(f"/api/games/{game}")
+            assert after.status_code == 200
+            assert after.json() == (r.json() if r.status_code == 200 else before[game])
+            assert http.get(f"/api/games/{game}/moves").status_code == 200
+        for r in created:
+            if r.status_code == 201:
+                assert http.get(f"/api/games/{r.json()['id']}").status_code == 200
+
+        health = http.get("/api/health")
+        assert health.status_code == 200 and health.json()["status"] == "disk_full"
+        assert _metric(server.url, "kaboom_store_disk_full") == 1
+        assert _metric(server.url, "kaboom_store_faults_total",
+                       {"fault": "disk_full"}) >= statuses.count(507)
+        assert _metric(server.url, "kaboom_http_requests_total", {"status": "500"}) == 0
+
+        filler.unlink()  # the operator frees space: no restart needed
+        assert http.post("/api/games", json=EXPERT).status_code == 201
+        assert http.get("/api/health").json()["status"] == "ok"
+        assert _metric(server.url, "kaboom_store_disk_full") == 0
+
+
+def test_a_move_whose_store_goes_down_under_its_commit_says_it_may_be_in(
+        own_postgres: PostgresServer) -> None:
+    """The connection dies after PostgreSQL committed the move, and the store cannot be
+    reached to read the game again: the answer is a 503 that says the move may have been
+    stored, not that nothing changed; once the store is back, the move is there."""
+    url = own_postgres.url()
+    relay = CuttingRelay(own_postgres.port)
+    store = PostgresStore(url.replace(f":{own_postgres.port}/", f":{relay.port}/"),
+                          wait_s=1.0)
+    try:
+        service = GameService(store, Settings(db=url, create_per_minute=0))
+        game, token = service.create(Rules(30, 16, 99))
+        service.play(game.id, Move.flag(0, 0), token)
+        relay.cut("reply", then_down=True)
+        with pytest.raises(StoreUnavailableError, match="whether it was stored cannot be"):
+            service.play(game.id, Move.flag(1, 0), token)
+        relay.up()
+        assert store.moves(game.id, 0, 10) == ["flag 0 0", "flag 1 0"]
+    finally:
+        store.close()
+        relay.close()
