@@ -156,7 +156,7 @@ def test_workers_that_cannot_import_the_solver_are_a_clear_error(
     """A worker without this package failed to unpickle every chunk and left the run
     waiting forever; now each worker is asked first, and the run stops with one line."""
     hide = tmp_path / "without_solver.py"  # as if the package were not installed there
-    hide.write_text("import sys\nsys.modules['solver'] = None\n")
+    hide.write_text("import sys\nsys.modules['kaboom.solver'] = None\n")
     with local_cluster(workers=1, worker_args=("--preload", str(hide))) as address:
         start = time.monotonic()
         code = main(["bench", "--cluster", address, "--preset", "beginner", "--games", "10",
