@@ -5,7 +5,7 @@
 #   --system                    also the Debian packages the tests drive (Chromium, Xvfb,
 #                               sgt-puzzles, gnome-mines, PostgreSQL, Prometheus), when missing and
 #                               apt-get may be used
-# pip runs only when pyproject.toml (or the Cython kernel's sources) changed since the last
+# pip runs only when pyproject.toml (or the Cython kernels' sources) changed since the last
 # setup of that kind: a stamp in .venv holds their hash, so a second ./run.sh starts the
 # server at once.
 set -euo pipefail
@@ -50,8 +50,9 @@ if [[ $kind == test && ! -f node_modules/axe-core/axe.min.js ]]; then
   npm ci --silent --no-audit --no-fund >/dev/null
 fi
 
-# The compiled kernel is built by that install too, so its sources count as well.
-hash=$(cat pyproject.toml $(ls setup.py kaboom/solver/*.pyx 2>/dev/null) | sha256sum | cut -d' ' -f1)
+# The compiled kernels are built by that install too, so their sources count as well.
+hash=$(cat pyproject.toml $(ls setup.py kaboom/solver/_kernels/*.{pyx,pxd} 2>/dev/null) \
+  | sha256sum | cut -d' ' -f1)
 done_for() { [[ -x .venv/bin/kaboom && "$(cat ".venv/.kaboom-setup-$1" 2>/dev/null)" == "$hash" ]]; }
 # A test setup holds everything playing needs, so it serves ./run.sh too.
 if done_for test || { [[ $kind == play ]] && done_for play; }; then

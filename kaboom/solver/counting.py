@@ -24,7 +24,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from math import comb
 
-from kaboom.solver._kernels import MAX_CELLS, assignments, classes, tally, weigh
+from kaboom.solver._kernels.counting import MAX_CELLS, assignments, classes, tally, weigh
 from kaboom.solver.frontier import Constraint
 
 __all__ = [
@@ -124,7 +124,7 @@ class Varying:
 
     ``table(v)`` is ``tabulate`` of the component with ``shown`` holding ``v`` mines,
     cache and all; the tables the cache does not hold come from one search that counts
-    the solutions apart by ``shown``'s mines (:func:`kaboom.solver._kernels.tally` with
+    the solutions apart by ``shown``'s mines (:func:`kaboom.solver._kernels.counting.tally` with
     ``split``).  Its nodes include each single search's, so within ``node_limit`` none
     of those would have failed; past it, each value is searched alone, as before.
     """
@@ -184,7 +184,7 @@ def _classes_of(
     class, assigned a mine count k at once with multiplicity C(size, k).  Classes go in
     breadth-first order through shared constraints, so each constraint is completed
     (and checked) soon after its first class is assigned (compiled:
-    :func:`kaboom.solver._kernels.classes`).
+    :func:`kaboom.solver._kernels.counting.classes`).
     """
     return classes(key)
 
@@ -282,7 +282,7 @@ def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
 
     Each component's mine counts are convolved with the others' and weighted by the
     ways ``C(outside, mines_left - k)`` to put the rest outside (compiled:
-    :func:`kaboom.solver._kernels.weigh`)."""
+    :func:`kaboom.solver._kernels.counting.weigh`)."""
     found = weigh([t.totals for t in tables], [t.cell_counts for t in tables], outside,
                   mines_left, _ways)
     if found is None:

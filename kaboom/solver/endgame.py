@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kaboom.solver import counting
-from kaboom.solver._kernels import WinSearch, layout_masks
+from kaboom.solver._kernels.endgame import WinSearch, layout_masks
 from kaboom.solver.errors import InvalidPositionError
 from kaboom.solver.frontier import Constraint, Frontier, frontier_of
 from kaboom.solver.position import Cell, Position
@@ -92,8 +92,8 @@ class Endgame:
     result: a click can win no more often than it is safe (cells are tried safest
     first and the rest skipped once the best win beats their safety), and a click's
     value stops being summed once what its remaining numbers could add cannot beat the
-    best.  The search itself is :class:`kaboom.solver._kernels.WinSearch` (compiled), over the
-    tables of :func:`kaboom.solver._kernels.layout_masks`.
+    best.  The search itself is :class:`kaboom.solver._kernels.endgame.WinSearch`
+    (compiled), over the tables of :func:`kaboom.solver._kernels.endgame.layout_masks`.
 
     A mine that every layout holds may be left out of them (unless it is one of
     ``cells``): it adds the same count to its neighbours' numbers in every layout, so it

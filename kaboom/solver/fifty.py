@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-from kaboom.solver._kernels import pocket_places
+from kaboom.solver._kernels.fifty import pocket_places
 from kaboom.solver.frontier import Constraint
 from kaboom.solver.position import COVERED_CHARS, Cell, Position, neighbour_lists
 

@@ -14,8 +14,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kaboom.solver._kernels import Closure
-from kaboom.solver._kernels import components as link
+from kaboom.solver._kernels.frontier import Closure
+from kaboom.solver._kernels.frontier import components as link
 from kaboom.solver.errors import InvalidPositionError
 from kaboom.solver.position import COVERED_CHARS, Cell, Position, cells_by_index, row_major
 
@@ -427,6 +427,6 @@ def components(
     """Splits constraints into independent groups: cells linked through shared numbers.
 
     Returns ``(cells, constraints)`` per component, cells sorted row-major, the
-    components by their first cell (compiled: :func:`kaboom.solver._kernels.components`).
+    components by their first cell (compiled: :func:`kaboom.solver._kernels.frontier.components`).
     """
     return link(constraints)

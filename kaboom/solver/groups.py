@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from kaboom.solver._kernels import reduce
+from kaboom.solver._kernels.groups import reduce
 from kaboom.solver.frontier import Constraint, frontier_of
 from kaboom.solver.position import Cell, Position
 
@@ -56,7 +56,8 @@ def reduce_groups(
     stop_at_safe: bool = False,
 ) -> GroupResult:
     """Applies the trivial, subset and overlap rules until nothing changes (at most
-    ``max_rounds`` rounds of the pair rules; compiled: :func:`kaboom.solver._kernels.reduce`).
+    ``max_rounds`` rounds of the pair rules; compiled:
+    :func:`kaboom.solver._kernels.groups.reduce`).
 
     ``stop_at_safe`` returns as soon as a safe cell is known (a player only needs one);
     ``trivial`` in the result then says the pair rules were not needed.  Raises

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from kaboom.solver import counting, endgame, fifty, lookahead, regions
-from kaboom.solver._kernels import undecided_around
+from kaboom.solver._kernels.guess import undecided_around
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import InvalidPositionError
 from kaboom.solver.frontier import (

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from kaboom.solver import counting
-from kaboom.solver._kernels import living_lows
+from kaboom.solver._kernels.lookahead import living_lows
 from kaboom.solver.frontier import Constraint, components
 from kaboom.solver.position import Cell
 
@@ -199,7 +199,7 @@ def _living_lows(
     none, or exactly the undecided cells of one number (whose count then fixes what it
     would show).
     ``None`` when every cell left is dead: then one of them must be guessed
-    (compiled: :func:`kaboom.solver._kernels.living_lows`)."""
+    (compiled: :func:`kaboom.solver._kernels.lookahead.living_lows`)."""
     out_open = n_out > 0 and 0 < cnt.outside_mine_weight < cnt.weight
     return living_lows(cnt.mine_weight, cnt.weight, out_open, around, index, clicked)
 

@@ -18,7 +18,7 @@ import functools
 import random
 from collections.abc import Iterable
 
-from kaboom.solver._kernels import flood, shown_of
+from kaboom.solver._kernels.simulator import flood, shown_of
 from kaboom.solver.errors import IllegalMoveError, InvalidMoveError
 from kaboom.solver.position import (
     Cell,

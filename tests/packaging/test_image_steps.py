@@ -190,6 +190,11 @@ def test_the_wheel_holds_the_whole_game(image: Image) -> None:
                  "server/assets.py", "solver/knowledge.py", "cli.py"):
         assert f"kaboom/{name}" in names, name
     assert not [n for n in names if n.startswith(("tests/", "bench/"))]
+    # one compiled module for each kernel source (setup.py finds them by a glob)
+    kernels = "kaboom/solver/_kernels/"
+    compiled = {n.removeprefix(kernels).split(".")[0] for n in names
+                if n.startswith(kernels) and n.endswith(".so")}
+    assert compiled == {p.stem for p in (ROOT / kernels).glob("*.pyx")}, compiled
 
 
 def test_the_wheel_installs_one_top_level_package(image: Image) -> None:

@@ -59,14 +59,22 @@ def test_pip_runs_once_per_pyproject_and_the_test_setup_serves_play(tmp_path: Pa
 
 
 def test_a_changed_kernel_source_is_built_again(tmp_path: Path) -> None:
+    """A kernel module or a helper file the kernels cimport: either changes the build."""
     tmp = checkout(tmp_path)
-    (tmp / "kaboom" / "solver").mkdir(parents=True)
-    kernel = tmp / "kaboom" / "solver" / "_kernels.pyx"
-    kernel.write_text("# v1\n")
+    kernels = tmp / "kaboom" / "solver" / "_kernels"
+    kernels.mkdir(parents=True)
+    module, helpers = kernels / "counting.pyx", kernels / "board.pxd"
+    module.write_text("# v1\n")
+    helpers.write_text("# v1\n")
     assert setup(tmp) == ["-m pip install -q -e ."]
     assert setup(tmp) == []
-    kernel.write_text("# v2\n")
+    module.write_text("# v2\n")
     assert setup(tmp) == ["-m pip install -q -e ."]
+    helpers.write_text("# v2\n")
+    assert setup(tmp) == ["-m pip install -q -e ."]
+    (kernels / "groups.pyx").write_text("# new\n")
+    assert setup(tmp) == ["-m pip install -q -e ."]
+    assert setup(tmp) == []
 
 
 def test_the_old_distribution_name_is_replaced(tmp_path: Path) -> None:

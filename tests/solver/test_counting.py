@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kaboom.solver import counting
-from kaboom.solver._kernels import classes, weigh
+from kaboom.solver._kernels.counting import classes, weigh
 from kaboom.solver.frontier import Constraint, components, frontier_of
 from kaboom.solver.position import Position
 from tests import oracle

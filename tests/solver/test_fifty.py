@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kaboom.solver._kernels import pocket_places
+from kaboom.solver._kernels.fifty import pocket_places
 from kaboom.solver.fifty import forced_pair, influence, pockets
 from kaboom.solver.frontier import frontier_of
 from kaboom.solver.position import Cell, Position

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kaboom.solver import _kernels
+from kaboom.solver._kernels import counting, endgame, fifty, frontier, guess, simulator
 from kaboom.solver.frontier import Constraint, components
 
 
@@ -21,32 +21,32 @@ from kaboom.solver.frontier import Constraint, components
      "a constraint without cells"),
     (lambda: components([Constraint(((-1, 0), (1, 0)), 1)]), ValueError,
      "a cell off the board: (-1, 0)"),
-    (lambda: _kernels.tally([], [], [], [], 1000, 0), ValueError,
+    (lambda: counting.tally([], [], [], [], 1000, 0), ValueError,
      "split 0 is not a constraint of 0"),
-    (lambda: _kernels.tally([[0], [0]], [3, 3], [2], [1], 1000, 0), ValueError,
+    (lambda: counting.tally([[0], [0]], [3, 3], [2], [1], 1000, 0), ValueError,
      "room 1 is less than its classes' 6 cells"),
-    (lambda: _kernels.tally([[1]], [2], [1], [2], 1000), ValueError,
+    (lambda: counting.tally([[1]], [2], [1], [2], 1000), ValueError,
      "class 0 names constraint 1 of 1"),
-    (lambda: _kernels.assignments([[0]], [2, 3], [1], [2], 1000, 10), ValueError,
+    (lambda: counting.assignments([[0]], [2, 3], [1], [2], 1000, 10), ValueError,
      "equal lengths"),
-    (lambda: _kernels.weigh([{0: 1, 1: 2}], [{0: [0], 1: [1] * 10000}], 5, 2, math.comb),
+    (lambda: counting.weigh([{0: 1, 1: 2}], [{0: [0], 1: [1] * 10000}], 5, 2, math.comb),
      IndexError, ""),
-    (lambda: _kernels.pocket_places(1000, 1000, bytes([1] * 10), 3, 3), ValueError,
+    (lambda: fifty.pocket_places(1000, 1000, bytes([1] * 10), 3, 3), ValueError,
      "10 cells of state for a 1000x1000 board"),
-    (lambda: _kernels.Closure(100, 100, b"1"), ValueError, "1 cells for a 100x100 board"),
-    (lambda: _kernels.shown_of(3, 3, [9]), ValueError, "mine 9 is off a 3x3 board"),
-    (lambda: _kernels.shown_of(3, 3, [-1]), ValueError, "mine -1 is off a 3x3 board"),
-    (lambda: _kernels.flood(bytearray(b"#" * 9), b"0" * 8, 3, 3, 0), ValueError,
+    (lambda: frontier.Closure(100, 100, b"1"), ValueError, "1 cells for a 100x100 board"),
+    (lambda: simulator.shown_of(3, 3, [9]), ValueError, "mine 9 is off a 3x3 board"),
+    (lambda: simulator.shown_of(3, 3, [-1]), ValueError, "mine -1 is off a 3x3 board"),
+    (lambda: simulator.flood(bytearray(b"#" * 9), b"0" * 8, 3, 3, 0), ValueError,
      "a 3x3 board has 9 cells"),
-    (lambda: _kernels.undecided_around(3, 3, b"#" * 8, []), ValueError,
+    (lambda: guess.undecided_around(3, 3, b"#" * 8, []), ValueError,
      "a 3x3 board has 9 cells"),
-    (lambda: _kernels.undecided_around(3, 3, b"#" * 9, [(3, 0)]), ValueError,
+    (lambda: guess.undecided_around(3, 3, b"#" * 9, [(3, 0)]), ValueError,
      "(3, 0) is off a 3x3 board"),
-    (lambda: _kernels.undecided_around(3, 3, b"#" * 9, [(0, -1)]), ValueError,
+    (lambda: guess.undecided_around(3, 3, b"#" * 9, [(0, -1)]), ValueError,
      "(0, -1) is off a 3x3 board"),
-    (lambda: _kernels.layout_masks(3, 3, [], [(3, 1)]), ValueError,
+    (lambda: endgame.layout_masks(3, 3, [], [(3, 1)]), ValueError,
      "(3, 1) is off a 3x3 board"),
-    (lambda: _kernels.layout_masks(3, 3, [frozenset({(1, 3)})], [(0, 0)]), ValueError,
+    (lambda: endgame.layout_masks(3, 3, [frozenset({(1, 3)})], [(0, 0)]), ValueError,
      "(1, 3) is off a 3x3 board"),
 ])
 def test_a_kernel_refuses_what_it_cannot_read_safely(
@@ -60,7 +60,7 @@ def test_a_kernel_refuses_what_it_cannot_read_safely(
 def test_a_split_search_with_its_exact_room_still_counts() -> None:
     """The check lets through what ``counting.Varying`` passes: the split constraint's
     room equal to its classes' cells (here one constraint over 2 + 1 cells)."""
-    by_mines = _kernels.tally([[0], [0]], [2, 1], [0], [3], 1000, 0)
+    by_mines = counting.tally([[0], [0]], [2, 1], [0], [3], 1000, 0)
     assert by_mines is not None
     assert [totals[m] for m, (totals, _) in enumerate(by_mines)] == [1, 3, 3, 1]
 
@@ -75,7 +75,7 @@ def test_undecided_around_counts_covered_undecided_neighbours(
                                max_size=width * height))
     cells = [(x, y) for y in range(height) for x in range(width)]
     known = data.draw(st.sets(st.sampled_from(cells)))
-    got = _kernels.undecided_around(width, height, "".join(chars).encode(), known)
+    got = guess.undecided_around(width, height, "".join(chars).encode(), known)
     for x, y in cells:
         expected = sum(
             chars[ny * width + nx] in "#F?" and (nx, ny) not in known
@@ -96,7 +96,7 @@ def test_layout_masks_against_a_plain_count(
     board = [(x, y) for y in range(height) for x in range(width)]
     lays = data.draw(st.lists(st.frozensets(st.sampled_from(board)), max_size=130))
     cells = data.draw(st.lists(st.sampled_from(board), unique=True))
-    mine, shows = _kernels.layout_masks(width, height, lays, cells)
+    mine, shows = endgame.layout_masks(width, height, lays, cells)
     for k, (x, y) in enumerate(cells):
         assert mine[k] == sum(1 << i for i, lay in enumerate(lays) if (x, y) in lay)
         by_number: dict[int, int] = {}

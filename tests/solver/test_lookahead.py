@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kaboom.solver import counting
-from kaboom.solver._kernels import living_lows
+from kaboom.solver._kernels.lookahead import living_lows
 from kaboom.solver.frontier import Frontier, components, frontier_of
 from kaboom.solver.lookahead import outlook
 from kaboom.solver.position import Cell, Position, neighbours

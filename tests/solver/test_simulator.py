@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kaboom.solver._kernels import flood, shown_of
+from kaboom.solver._kernels.simulator import flood, shown_of
 from kaboom.solver.bench.runner import game_seed
 from kaboom.solver.errors import InvalidMoveError
 from kaboom.solver.position import FirstClick, GameStatus, Move, Position, neighbours

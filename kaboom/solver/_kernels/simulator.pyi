@@ -1,0 +1,6 @@
+"""Types of the compiled simulator kernel (``simulator.pyx``) for mypy."""
+
+from collections.abc import Iterable
+
+def shown_of(width: int, height: int, mines: Iterable[int]) -> bytes: ...
+def flood(board: bytearray, shown: bytes, width: int, height: int, start: int) -> int: ...
