@@ -1,7 +1,8 @@
 """Playing desktop Minesweeper games by screen capture and synthetic clicks (X11).
 
-``kaboom bot desktop --game NAME`` drives :class:`~kaboom.bots.desktop.driver.DesktopSession`
-with a game :class:`~kaboom.bots.desktop.profile.Profile` found by :func:`find_profile`.
+This module is the desktop profile API: everything a game profile needs, in one place
+(docs/desktop.md lists it).  ``kaboom bot desktop --game NAME`` drives
+:class:`DesktopSession` with the :class:`Profile` that :func:`find_profile` finds.
 """
 
 from __future__ import annotations
@@ -12,24 +13,43 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kaboom.bots.desktop.driver import DesktopSession, GameRecord, ScreenReadError
     from kaboom.bots.desktop.grid import Grid, GridNotFoundError, find_grid
+    from kaboom.bots.desktop.input import Button, Pointer
+    from kaboom.bots.desktop.look import RGB, CellLook, colour_distance
     from kaboom.bots.desktop.profile import (
         ENTRY_POINT_GROUP,
+        LOST,
+        PLAYING,
+        WON,
         Calibration,
         Profile,
+        UnreadableCellError,
         find_profile,
         locate_colour,
         profile_names,
     )
+    from kaboom.bots.desktop.screen import Screen, Window, WindowNotFoundError
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "LOST",
+    "PLAYING",
+    "RGB",
+    "WON",
+    "Button",
     "Calibration",
+    "CellLook",
     "DesktopSession",
     "GameRecord",
     "Grid",
     "GridNotFoundError",
+    "Pointer",
     "Profile",
+    "Screen",
     "ScreenReadError",
+    "UnreadableCellError",
+    "Window",
+    "WindowNotFoundError",
+    "colour_distance",
     "find_grid",
     "find_profile",
     "locate_colour",
@@ -39,8 +59,12 @@ __all__ = [
 _HOMES = {
     **dict.fromkeys(("DesktopSession", "GameRecord", "ScreenReadError"), "driver"),
     **dict.fromkeys(("Grid", "GridNotFoundError", "find_grid"), "grid"),
-    **dict.fromkeys(("ENTRY_POINT_GROUP", "Calibration", "Profile", "find_profile",
-                     "locate_colour", "profile_names"), "profile"),
+    **dict.fromkeys(("Button", "Pointer"), "input"),
+    **dict.fromkeys(("RGB", "CellLook", "colour_distance"), "look"),
+    **dict.fromkeys(("ENTRY_POINT_GROUP", "LOST", "PLAYING", "WON", "Calibration", "Profile",
+                     "UnreadableCellError", "find_profile", "locate_colour",
+                     "profile_names"), "profile"),
+    **dict.fromkeys(("Screen", "Window", "WindowNotFoundError"), "screen"),
 }
 
 
