@@ -61,8 +61,8 @@ class _Pointer:
     def __init__(self) -> None:
         self.clicks: list[tuple[int, int]] = []
 
-    def click(self, x: int, y: int) -> None:
-        self.clicks.append((x, y))
+    def click(self, window: Window, x: int, y: int) -> None:
+        self.clicks.append((window.x + x, window.y + y))
 
 
 def test_the_face_example_clicks_the_face_wherever_it_is() -> None:

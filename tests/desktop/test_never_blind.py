@@ -4,6 +4,7 @@ command line says why in one line, with a non-zero exit status."""
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import threading
 import time
@@ -14,7 +15,7 @@ from Xlib import X, display
 
 from kaboom.bots.desktop.driver import DesktopSession
 from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
-from kaboom.bots.desktop.screen import Screen
+from kaboom.bots.desktop.screen import Screen, Window
 from kaboom.solver.position import Move
 from tests.desktop.cli import kaboom_desktop
 from tests.desktop.conftest import SGT_MINES
@@ -86,20 +87,20 @@ def test_a_moved_window_is_followed_before_the_next_click(xdisplay: str) -> None
     shift = (150, 90)
     with DesktopSession(SgtMines(), xdisplay, speed=0) as session:
         xd = display.Display(xdisplay)
-        clicks: list[tuple[int, int, tuple[int, int, int, int]]] = []
+        clicks: list[tuple[int, int]] = []
         click = session.pointer.click
 
-        def moving_click(x: int, y: int, button: int = 1) -> None:
+        def moving_click(window: Window, x: int, y: int, button: int = 1) -> tuple[int, int]:
             if not clicks:
                 first.append(session.board_rect())
             if len(clicks) == 20:  # mid-batch: the window jumps under the pointer
-                assert session.window is not None
-                win = xd.create_resource_object("window", session.window.id)
-                win.configure(x=session.window.x + shift[0], y=session.window.y + shift[1])
+                win = xd.create_resource_object("window", window.id)
+                win.configure(x=window.x + shift[0], y=window.y + shift[1])
                 xd.sync()
                 time.sleep(0.2)
-            clicks.append((x, y, session.board_rect()))
-            click(x, y, button)
+            at = click(window, x, y, button)
+            clicks.append((at[0] + x, at[1] + y))
+            return at
 
         session.pointer.click = moving_click  # type: ignore[method-assign]
         first: list[tuple[int, int, int, int]] = []
@@ -109,8 +110,58 @@ def test_a_moved_window_is_followed_before_the_next_click(xdisplay: str) -> None
     moved = tuple(v + shift[i % 2] for i, v in enumerate(first[0]))
     after = clicks[20:]
     assert after, "no click after the move"
-    for px, py, _ in after:  # every later click inside the board at its new place
+    for px, py in after:  # every later click inside the board at its new place
         assert moved[0] <= px < moved[2] and moved[1] <= py < moved[3], (px, py, moved)
+
+
+class LateCover:
+    """Maps a :class:`Cover` over the board ``delay`` seconds after the first click,
+    from a thread of its own (its own X connection), while the session plays."""
+
+    def __init__(self, session: DesktopSession, name: str, delay: float) -> None:
+        self.session, self.name, self.delay = session, name, delay
+        self.cover: Cover | None = None
+        self.clicked = threading.Event()
+        self.thread = threading.Thread(target=self._map)
+        self.thread.start()
+
+    def _map(self) -> None:
+        self.clicked.wait(30)
+        time.sleep(self.delay)
+        self.cover = Cover(self.name, self.session.board_rect())
+
+
+def test_a_window_mapped_at_a_random_moment_gets_no_click(xdisplay: str) -> None:
+    """20 games; in each a window is mapped over the board at a random moment while the
+    bot clicks.  The window's own event log must show no button press, and the game must
+    stop saying why."""
+    rng = random.Random(50)
+    covered = 0
+    with DesktopSession(SgtMines(), xdisplay, speed=60, patience=0.3) as session:
+        click = session.pointer.click
+        for run in range(20):
+            late = LateCover(session, xdisplay, rng.uniform(0.0, 1.0))
+
+            def counting_click(window: Window, x: int, y: int, button: int = 1,
+                               late: LateCover = late) -> tuple[int, int]:
+                late.clicked.set()
+                return click(window, x, y, button)
+
+            session.pointer.click = counting_click  # type: ignore[method-assign]
+            record = session.play(f"16x16n40#cover{run}")
+            late.thread.join()
+            assert late.cover is not None
+            try:
+                assert late.cover.clicks() == 0, f"run {run}: a click went into the window"
+                if record.outcome == "error":
+                    covered += 1
+                    assert "covered by 'a window on top'" in (record.error or "") or \
+                        "not the 'sgt-mines' window's" in (record.error or ""), record.error
+                else:  # the game ended before the window came
+                    assert record.outcome == "won"
+            finally:
+                late.cover.close()
+    assert covered >= 15  # most runs really had a window arrive mid-game
 
 
 def test_a_window_off_the_screen_is_one_line(

@@ -8,9 +8,10 @@ chosen speed, then re-reads until every click shows its expected effect and no o
 If that does not happen within ``settle`` seconds it does not click blind: it decides
 again from the fresh reading.
 
-Before every read and every click it also asks the X server where the window is now
-and what is stacked above it: a moved window is followed, and a board that another
-window covers or that lies off the screen stops the game with the reason
+Before every read and every batch of clicks it asks the X server where the window is
+now and what is stacked above it, and every click is made only if the board's window
+holds its point (:meth:`Pointer.click`): a moved window is followed, and a board that
+another window covers or that lies off the screen stops the game with the reason
 (:class:`BoardHiddenError`) instead of being clicked.
 """
 
@@ -23,12 +24,12 @@ import os
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from kaboom.bots.desktop.grid import Grid, GridNotFoundError
-from kaboom.bots.desktop.input import Button, Pointer
+from kaboom.bots.desktop.input import Button, ClickRefusedError, Pointer
 from kaboom.bots.desktop.profile import LOST, PLAYING, WON, Profile, UnreadableCellError
 from kaboom.bots.desktop.screen import Screen, Window, WindowNotFoundError
 from kaboom.solver.errors import KaboomError
@@ -349,19 +350,6 @@ class DesktopSession:
             return f"the board is covered by {above[0].name!r}", own
         return None
 
-    def _follow(self) -> None:
-        """Follows a moved window; raises :class:`BoardHiddenError` if the board left the
-        screen or the window changed size (the board must be found again)."""
-        assert self.window is not None
-        window = self.screen.refresh(self.window)
-        if (window.width, window.height) != (self.window.width, self.window.height):
-            raise BoardHiddenError("stopped clicking: the window changed size")
-        self.window = window
-        x0, y0, x1, y1 = self.board_rect()
-        width, height = self.screen.size
-        if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
-            self.check_board()  # waits, then says why
-
     def check_board(self, patience: float | None = None) -> None:
         """Waits up to ``patience`` seconds for the board to be whole on the screen and
         uncovered; raises :class:`BoardHiddenError` with the reason if it is not."""
@@ -397,19 +385,32 @@ class DesktopSession:
         """Clicks one move, keeping to the speed limit.
 
         The first click of a batch waits for the board to be whole and uncovered
-        (:meth:`check_board`); every click first asks where the window is now, so a
-        moved window is followed and one that left the screen is not clicked.
+        (:meth:`check_board`).  Every click is aimed at the window, wherever it is now,
+        and made only if the X server says the board's window holds the point
+        (:meth:`Pointer.click`); a refused click waits for the board like the first
+        one, then is tried once more or stops the game with the reason.
         """
+        assert self.window is not None and self.grid is not None
         if self.speed > 0:
             wait = self._last_click + 1.0 / self.speed - time.monotonic()
             if wait > 0:
                 time.sleep(wait)
         if first:
             self.check_board()
-        else:
-            self._follow()
         button = Button.RIGHT if move.kind is MoveKind.FLAG else Button.LEFT
-        self.pointer.click(*self._screen_centre(move.x, move.y), button)
+        for attempt in (1, 2):
+            try:
+                x, y = self.pointer.click(self.window, *self.grid.centre(move.x, move.y),
+                                          button)
+                break
+            except ClickRefusedError as exc:
+                log.info("click refused: %s", exc)
+                self.check_board()  # says what covers the board, if anything does
+                if attempt == 2:
+                    raise BoardHiddenError(f"stopped clicking: {exc}") from None
+        if (x, y) != (self.window.x, self.window.y):
+            log.info("window moved to %d,%d", x, y)
+            self.window = replace(self.window, x=x, y=y)
         self._last_click = time.monotonic()
 
     def _verify(self, before: Position, moves: list[Move]) -> tuple[Position, bool]:

@@ -2,6 +2,12 @@
 
 XTest events go straight into the X server's input queue, exactly like a real device:
 no window manager, focus dance or ``xdotool`` process is needed.
+
+A click is aimed at a window, never at the screen: with the X server grabbed (no other
+client's request runs meanwhile, so no window can appear), one request says where the
+window is now and which top-level window holds the point, and the button goes down only
+if that is the window aimed at.  So a window mapped over the board at any moment gets
+no click; it is the cost of one round trip a click.
 """
 
 from __future__ import annotations
@@ -10,11 +16,17 @@ import os
 import time
 
 from Xlib import XK, X
+from Xlib.error import XError
 from Xlib.ext import xtest
 
-from kaboom.bots.desktop.screen import connect
+from kaboom.bots.desktop.screen import Window, connect
 
-__all__ = ["Button", "Pointer"]
+__all__ = ["Button", "ClickRefusedError", "Pointer"]
+
+
+class ClickRefusedError(RuntimeError):
+    """Raised when a click was not made: the point belongs to another window, the window
+    changed size, or it is gone.  Nothing was pressed."""
 
 
 class Button:
@@ -38,6 +50,8 @@ class Pointer:
             raise RuntimeError("the X server has no XTEST extension")
         self.hold = hold
         self.position: tuple[int, int] = (0, 0)
+        self._root = self._x.screen().root
+        self._tops: dict[int, int] = {}  # window id -> the root's child that holds it
 
     def close(self) -> None:
         self._x.close()
@@ -54,14 +68,54 @@ class Pointer:
         self._x.sync()
         self.position = (int(x), int(y))
 
-    def click(self, x: int, y: int, button: int = Button.LEFT) -> None:
-        """Moves to ``(x, y)``, then presses and releases ``button``."""
-        self.move(x, y)
-        xtest.fake_input(self._x, X.ButtonPress, button)
-        self._x.sync()
+    def click(self, window: Window, x: int, y: int, button: int = Button.LEFT) -> tuple[int, int]:
+        """Clicks ``button`` at ``(x, y)`` in ``window``'s coordinates, wherever the window
+        is now, only if ``window`` is the top-level window there; returns the window's
+        place on the screen.  Raises :class:`ClickRefusedError` (nothing pressed) if
+        another window holds the point or ``window`` changed size or is gone.
+        """
+        win = self._x.create_resource_object("window", window.id)
+        self._x.grab_server()
+        try:
+            try:
+                geo = win.get_geometry()
+                if (geo.width, geo.height) != (window.width, window.height):
+                    raise ClickRefusedError(
+                        f"the {window.name!r} window changed size ({window.width}x"
+                        f"{window.height} to {geo.width}x{geo.height})")
+                at = self._root.translate_coords(win, int(x), int(y))
+                holder = at.child.id if at.child else 0
+                if holder != self._top(window.id, fresh=False) and \
+                        holder != self._top(window.id, fresh=True):
+                    whose = f"window {holder:#x}" if holder else "no window"
+                    raise ClickRefusedError(f"the point {at.x},{at.y} is {whose}'s, "
+                                            f"not the {window.name!r} window's")
+            except XError:
+                raise ClickRefusedError(f"the {window.name!r} window is gone") from None
+            xtest.fake_input(self._x, X.MotionNotify, x=at.x, y=at.y)
+            xtest.fake_input(self._x, X.ButtonPress, button)
+            self._x.sync()  # the press is delivered before any other client runs again
+        finally:
+            self._x.ungrab_server()
+            self._x.flush()
+        self.position = (at.x, at.y)
         time.sleep(self.hold)
+        # the release goes where the press went (the X server's implicit grab)
         xtest.fake_input(self._x, X.ButtonRelease, button)
         self._x.sync()
+        return at.x - int(x), at.y - int(y)
+
+    def _top(self, window_id: int, fresh: bool) -> int:
+        """The root's child that holds the window (itself, or a window manager's frame)."""
+        if fresh or window_id not in self._tops:
+            win = self._x.create_resource_object("window", window_id)
+            while True:
+                parent = win.query_tree().parent
+                if not parent or parent.id == self._root.id:
+                    break
+                win = parent
+            self._tops[window_id] = win.id
+        return self._tops[window_id]
 
     def key(self, *names: str) -> None:
         """Presses the keys with X keysym names ``names`` in order, then releases them

@@ -115,7 +115,7 @@ class KaboomPage(Profile):
         pointer.key("n")
         # The key leaves the board focused in keyboard mode, which outlines a cursor
         # cell; a click on the page margin takes the focus away again.
-        pointer.click(window.x + 6, window.y + 6)
+        pointer.click(window, 6, 6)
 
     def mine_count(self, game_id: str | None, width: int, height: int) -> int:
         match = re.match(r"(https?://[^/]+)/games/([^/?#]+)", game_id or "")
