@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kaboom.bots.desktop.driver import DesktopSession, GameRecord, ScreenReadError
     from kaboom.bots.desktop.grid import Grid, GridNotFoundError, find_grid
-    from kaboom.bots.desktop.input import Button, Pointer
+    from kaboom.bots.desktop.input import Button, ClickRefusedError, Pointer
     from kaboom.bots.desktop.look import RGB, CellLook, colour_distance
     from kaboom.bots.desktop.profile import (
         ENTRY_POINT_GROUP,
@@ -21,8 +21,10 @@ if TYPE_CHECKING:
         PLAYING,
         WON,
         Calibration,
+        MinesUnreadError,
         Profile,
         UnreadableCellError,
+        UnsureError,
         find_profile,
         locate_colour,
         profile_names,
@@ -38,15 +40,18 @@ __all__ = [
     "Button",
     "Calibration",
     "CellLook",
+    "ClickRefusedError",
     "DesktopSession",
     "GameRecord",
     "Grid",
     "GridNotFoundError",
+    "MinesUnreadError",
     "Pointer",
     "Profile",
     "Screen",
     "ScreenReadError",
     "UnreadableCellError",
+    "UnsureError",
     "Window",
     "WindowNotFoundError",
     "colour_distance",
@@ -59,11 +64,11 @@ __all__ = [
 _HOMES = {
     **dict.fromkeys(("DesktopSession", "GameRecord", "ScreenReadError"), "driver"),
     **dict.fromkeys(("Grid", "GridNotFoundError", "find_grid"), "grid"),
-    **dict.fromkeys(("Button", "Pointer"), "input"),
+    **dict.fromkeys(("Button", "ClickRefusedError", "Pointer"), "input"),
     **dict.fromkeys(("RGB", "CellLook", "colour_distance"), "look"),
-    **dict.fromkeys(("ENTRY_POINT_GROUP", "LOST", "PLAYING", "WON", "Calibration", "Profile",
-                     "UnreadableCellError", "find_profile", "locate_colour",
-                     "profile_names"), "profile"),
+    **dict.fromkeys(("ENTRY_POINT_GROUP", "LOST", "PLAYING", "WON", "Calibration",
+                     "MinesUnreadError", "Profile", "UnreadableCellError", "UnsureError",
+                     "find_profile", "locate_colour", "profile_names"), "profile"),
     **dict.fromkeys(("Screen", "Window", "WindowNotFoundError"), "screen"),
 }
 

@@ -1,9 +1,11 @@
 """``kaboom bot desktop``: play a desktop Minesweeper on an X display, or just look at one.
 
-``kaboom bot desktop [play] --game NAME ...`` plays; ``kaboom bot desktop look --game
-NAME`` reads the screen once, prints the grid and every cell's reading and writes a PNG
-with both drawn over the capture.  Failures the user can fix (no display, no window, a
-window off the screen or covered) are one line on stderr and a non-zero exit status.
+``kaboom bot desktop [play] --game NAME ...`` plays (``--record DIR`` keeps what it
+read); ``kaboom bot desktop look --game NAME`` reads the screen once, prints the grid
+and every cell's reading and writes a PNG with both drawn over the capture;
+``kaboom bot desktop check DIR`` checks a recorded game's reads against its final
+board.  Failures the user can fix (no display, no window, a window off the screen or
+covered) are one line on stderr and a non-zero exit status.
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ __all__ = ["add_arguments", "run"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", nargs="?", choices=["play", "look"], default="play",
-                        help="play games (default), or look: read the screen once and "
-                             "show what the bot sees")
-    parser.add_argument("--game", required=True,
+    parser.add_argument("action", nargs="?", choices=["play", "look", "check"],
+                        default="play",
+                        help="play games (default); look: read the screen once and show "
+                             "what the bot sees; check DIR: check recorded games' reads "
+                             "against their final boards")
+    parser.add_argument("folder", nargs="?", default=None, metavar="DIR",
+                        help="check: the --record folder (or one game's folder in it)")
+    parser.add_argument("--game", default=None,
                         help="game profile name (sgt-mines, kaboom-page, gnome-mines, or one "
                              "another package installs)")
     parser.add_argument("--game-id", default=None,
@@ -55,6 +61,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'strong,ratio=0.85'")
     parser.add_argument("--json", default=None, metavar="PATH",
                         help="also write one JSON line per game to PATH")
+    parser.add_argument("--record", default=None, metavar="DIR",
+                        help="keep each game's record in DIR/game-NNN: every board read, "
+                             "the first and last captures, the clicks (then: check DIR)")
     parser.add_argument("--png", default="kaboom-look.png", metavar="PATH",
                         help="look: where to write the annotated capture "
                              "(default kaboom-look.png)")
@@ -63,6 +72,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)
+    if args.action == "check":
+        return _check(args.folder)
+    if args.folder is not None:
+        print(f"{args.action} takes no folder ({args.folder!r}); did you mean check?",
+              file=sys.stderr)
+        return 2
+    if args.game is None:
+        print("--game is required to play or look", file=sys.stderr)
+        return 2
     from kaboom.bots.desktop.profile import find_profile
 
     try:
@@ -114,7 +132,7 @@ def _play(args: argparse.Namespace, profile: object, display: str) -> int:
     try:
         with DesktopSession(profile, display, speed=args.speed, mines=args.mines,
                             flag_mines=args.flag_mines, stall=args.stall,
-                            solver_profile=args.profile) as session:
+                            solver_profile=args.profile, record=args.record) as session:
             for i in range(args.games):
                 record = session.play(args.game_id, index=i)
                 won += record.outcome == WON
@@ -125,7 +143,8 @@ def _play(args: argparse.Namespace, profile: object, display: str) -> int:
                       f"{record.width}x{record.height}/{record.mines} in {record.clicks} clicks, "
                       f"{record.seconds:.1f}s ({record.moves_per_second:.1f} clicks/s, "
                       f"{record.guesses} guesses, {record.rereads} re-reads)"
-                      + (f": {record.error}" if record.error else ""), flush=True)
+                      + (f": {record.error}" if record.error else "")
+                      + (f" ({record.note})" if record.note else ""), flush=True)
                 if out:
                     out.write(json.dumps({"profile": args.profile, **record.to_json()}) + "\n")
                     out.flush()
@@ -164,4 +183,26 @@ def _look(args: argparse.Namespace, profile: object, display: str) -> int:
     print(snap.report())
     snap.save_png(args.png)
     print(f"wrote {args.png}")
-    return 1 if UNREAD in "".join(snap.rows) else 0
+    return 1 if snap.unsure or UNREAD in "".join(snap.rows) else 0
+
+
+def _check(folder: str | None) -> int:
+    """Checks every game recorded in ``folder``: 0 when every cell of every read agrees
+    with its final board, 1 when one does not or a game cannot be checked, 2 for no
+    record."""
+    from kaboom.bots.desktop.record import check_game, game_folders
+
+    games = game_folders(folder) if folder else []
+    if not games:
+        print(f"kaboom bot desktop check: no game record in {folder!r} (play --record DIR "
+              "writes one)", file=sys.stderr)
+        return 2
+    checks = [check_game(game) for game in games]
+    for check in checks:
+        print(check.report())
+    right = sum(c.right for c in checks)
+    wrong = sum(len(c.wrong) for c in checks)
+    print(f"{len(checks)} games: {right} cells read right, {wrong} wrong"
+          + "".join(f", {n} not checked" for n in [sum(c.unchecked is not None
+                                                       for c in checks)] if n))
+    return 0 if all(c.ok for c in checks) else 1

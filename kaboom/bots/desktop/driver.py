@@ -25,12 +25,22 @@ import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
 from kaboom.bots.desktop.grid import Grid, GridNotFoundError
 from kaboom.bots.desktop.input import Button, ClickRefusedError, Pointer
-from kaboom.bots.desktop.profile import LOST, PLAYING, WON, Profile, UnreadableCellError
+from kaboom.bots.desktop.profile import (
+    LOST,
+    PLAYING,
+    WON,
+    MinesUnreadError,
+    Profile,
+    UnreadableCellError,
+    UnsureError,
+)
+from kaboom.bots.desktop.record import Recorder
 from kaboom.bots.desktop.screen import Screen, Window, WindowNotFoundError
 from kaboom.solver.errors import KaboomError
 from kaboom.solver.position import Move, MoveKind, Position
@@ -41,6 +51,7 @@ __all__ = [
     "BoardHiddenError",
     "DesktopSession",
     "GameRecord",
+    "LostUnreadError",
     "ScreenReadError",
     "nearest_first",
 ]
@@ -53,6 +64,11 @@ log = logging.getLogger(__name__)
 
 class ScreenReadError(RuntimeError):
     """Raised when the board cannot be read consistently (window gone, obscured, unknown cells)."""
+
+
+class LostUnreadError(ScreenReadError):
+    """Raised when the board shows the loss its profile declares but the profile cannot
+    read the game's mines: the game is lost, and the profile lacks a mine reader."""
 
 
 class BoardHiddenError(ScreenReadError):
@@ -87,6 +103,9 @@ class GameRecord:
     final: tuple[str, ...] = field(default=(), repr=False)
     error: str | None = None
     """Why the game ended in ``error``."""
+    note: str | None = None
+    """What the reader could not do in a game that ended all the same (a loss whose
+    mines the profile cannot read)."""
 
     @property
     def moves_per_second(self) -> float:
@@ -99,7 +118,7 @@ class GameRecord:
             "turns": self.turns, "rereads": self.rereads, "guesses": self.guesses,
             "seconds": round(self.seconds, 3), "think_seconds": round(self.think_seconds, 3),
             "moves_per_second": round(self.moves_per_second, 2),
-            "last_certain": self.last_certain, "error": self.error,
+            "last_certain": self.last_certain, "error": self.error, "note": self.note,
         }
 
 
@@ -128,13 +147,14 @@ class DesktopSession:
     exactly as it was before the game stops (a page that only lets its player move,
     a dialog in the way): without it such a game would be clicked for hours;
     ``solver_profile`` is the solver's (``strong``, ``fast`` or a spec such as
-    ``strong,ratio=0.85``), not to be confused with ``profile``, the game's.
+    ``strong,ratio=0.85``), not to be confused with ``profile``, the game's;
+    ``record`` names a folder to keep each game's record in (:mod:`~kaboom.bots.desktop.record`).
     """
 
     def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,
                  settle: float = 3.0, mines: int | None = None,
                  flag_mines: bool = False, patience: float = 2.0, stall: int = 5,
-                 solver_profile: str = "strong") -> None:
+                 solver_profile: str = "strong", record: str | Path | None = None) -> None:
         self.profile = profile
         self.solver_profile = solver_profile
         self.display = display or os.environ.get("DISPLAY", ":0")
@@ -153,6 +173,9 @@ class DesktopSession:
         self.game_id: str | None = None
         self.mines = 0
         self._last_click = 0.0
+        self._known: Position | None = None
+        """This game's last reading: a later one must keep its open cells' numbers."""
+        self.recorder = Recorder(record) if record is not None else None
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
@@ -194,6 +217,7 @@ class DesktopSession:
             self.pointer.move(self.window.x + self.window.width // 2, self.window.y + 5)
             self.profile.new_game(self.pointer, self.window, image, self.grid)
         self.game_id = gid
+        self._known = None
         return self._await_board()
 
     def _launch(self, gid: str | None) -> None:
@@ -232,7 +256,6 @@ class DesktopSession:
                     continue
                 self.grid = grid
                 self.check_board()
-                self.profile.calibrate(image, grid)
                 self.mines = self.mines_override or self.profile.mine_count(
                     self.game_id, grid.cols, grid.rows)
                 position = self.read(timeout=2.0)
@@ -277,6 +300,8 @@ class DesktopSession:
             try:
                 rows = self.profile.read(image, self.grid)
                 failures = 0
+            except UnsureError as exc:  # the surfaces: another capture may tell
+                rows, error = None, exc
             except UnreadableCellError as exc:
                 rows, error = None, exc
                 failures += 1
@@ -288,10 +313,22 @@ class DesktopSession:
             if rows is not None and rows == previous and (
                     not self.profile.zeros_open_around or _zeros_closed(rows)
                     or time.monotonic() > patient):
-                return Position.from_rows(rows, self.mines)
+                position = Position.from_rows(rows, self.mines)
+                if self._known is None or _numbers_kept(self._known, position):
+                    self._known = position
+                    if self.recorder is not None:
+                        self.recorder.read(rows, image)
+                    return position
+                # an open cell changed: a flash or a frame of something else, not the
+                # game (sgt-mines flashes red when a mine goes off)
+                rows, error = None, ScreenReadError("open cells changed their numbers")
             previous = rows
             if time.monotonic() > deadline:
                 self._dump(image, f"unsettled: {error}")
+                if isinstance(error, UnsureError):
+                    raise ScreenReadError(f"unsure: {error}")
+                if isinstance(error, MinesUnreadError):  # for all of ``timeout``
+                    raise LostUnreadError(str(error))
                 raise ScreenReadError(f"board did not settle: {error}")
             # a game may paint one change in several strokes: confirm after a pause
             time.sleep(self.stable_gap)
@@ -412,6 +449,8 @@ class DesktopSession:
             log.info("window moved to %d,%d", x, y)
             self.window = replace(self.window, x=x, y=y)
         self._last_click = time.monotonic()
+        if self.recorder is not None:
+            self.recorder.click(move)
 
     def _verify(self, before: Position, moves: list[Move]) -> tuple[Position, bool]:
         """Re-reads until the moves show and open cells kept their numbers."""
@@ -419,7 +458,7 @@ class DesktopSession:
         while True:
             try:
                 after = self.read()
-            except BoardHiddenError:
+            except (BoardHiddenError, LostUnreadError):
                 raise
             except ScreenReadError:
                 if time.monotonic() > deadline:
@@ -444,6 +483,8 @@ class DesktopSession:
         after finding it again, or it was covered, off the screen or closed; the record
         says why and how far the game got.  A game that cannot even start raises.
         """
+        if self.recorder is not None:
+            self.recorder.start()
         position = self.start(game_id, index)
         # one solver a game: it keeps the frontier between turns, and a reading that does
         # not follow from the last one (a misread, a new game) only starts it over
@@ -453,7 +494,7 @@ class DesktopSession:
         thinking = 0.0
         certain = True
         won = False
-        error = None
+        error = note = None
         last: tuple[Position, list[Move]] | None = None
         try:
             while turns < max_turns:
@@ -491,7 +532,7 @@ class DesktopSession:
                         clicks += 1
                     try:
                         position, ok = self._verify(position, moves)
-                    except BoardHiddenError:
+                    except (BoardHiddenError, LostUnreadError):
                         raise
                     except ScreenReadError:
                         position, ok = self._read_again(), False
@@ -510,6 +551,9 @@ class DesktopSession:
                         "the game does not take clicks (a page of a game you are not "
                         "the player of, or a dialog in the way?)")
             outcome = WON if won else self.profile.outcome(position)
+        except LostUnreadError as exc:
+            log.error("lost, and the profile cannot read mines: %s", exc)
+            outcome, note = LOST, str(exc)
         except (ScreenReadError, WindowNotFoundError) as exc:
             log.error("giving up on this game: %s", exc)
             outcome, error = ERROR, str(exc)
@@ -519,16 +563,29 @@ class DesktopSession:
                 self._dump(self.screen.capture_window(self.window),
                            f"lost on a proven move: {[str(m) for m in last[1]]}\n{last[0]}")
         seconds = time.monotonic() - started
-        return GameRecord(self.game_id, outcome, position.width, position.height, position.mines,
-                          clicks, turns, rereads, guesses, seconds, thinking, certain,
-                          position.rows, error)
+        record = GameRecord(self.game_id, outcome, position.width, position.height,
+                            position.mines, clicks, turns, rereads, guesses, seconds, thinking,
+                            certain, position.rows, error, note)
+        if self.recorder is not None:
+            self._finish_record(record)
+        return record
+
+    def _finish_record(self, record: GameRecord) -> None:
+        """Reads the finished board once more (a game may draw its mines a moment after
+        the loss) and closes the game's record."""
+        assert self.recorder is not None
+        if record.outcome in (WON, LOST):
+            time.sleep(0.5)
+            with contextlib.suppress(ScreenReadError, WindowNotFoundError):
+                self.read(timeout=2.0)
+        self.recorder.finish({"profile": self.profile.name, **record.to_json()})
 
     def _read_again(self) -> Position:
         """A reading after a failure: pointer off the board (no hover, no tooltip), the
         board found again, and more time to settle."""
         try:
             return self.read()
-        except BoardHiddenError:
+        except (BoardHiddenError, LostUnreadError):
             raise
         except ScreenReadError:
             assert self.window is not None
@@ -540,7 +597,7 @@ class DesktopSession:
 def _reads(profile: Profile, image: np.ndarray, grid: Grid) -> bool:
     try:
         profile.read(image, grid)
-    except UnreadableCellError:
+    except (UnreadableCellError, UnsureError):
         return False
     return True
 
@@ -574,10 +631,13 @@ def _may_complete(before: Position, moves: list[Move], flood: bool) -> bool:
     return len(before.covered()) - len(opened) <= before.mines
 
 
+def _numbers_kept(before: Position, after: Position) -> bool:
+    return all(after.char(x, y) == str(n) for (x, y), n in before.numbers())
+
+
 def _as_expected(before: Position, after: Position, moves: list[Move]) -> bool:
-    for (x, y), n in before.numbers():
-        if after.char(x, y) != str(n):
-            return False
+    if not _numbers_kept(before, after):
+        return False
     for m in moves:
         ch = after.char(m.x, m.y)
         if m.kind is MoveKind.REVEAL and after.is_covered(m.x, m.y) and ch != "F":

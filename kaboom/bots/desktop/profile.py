@@ -9,12 +9,11 @@ Profiles are plugins: each one, built-in or from another package, is a class nam
 the ``kaboom.desktop_profiles`` entry-point group (``name = "module:Class"`` in that
 package's ``pyproject.toml``), and :func:`find_profile` loads it by that name.
 
-Profiles calibrate themselves from the screen: :meth:`Profile.calibrate` learns the
-covered and open surfaces from what repeats on the board (the tiles of a new game are
-all covered; what the first clicks open is the open surface), by colour and by relief,
-so flat tiles and games whose open and covered cells share a grey work alike.
-Classification compares each cell with those learned references and with the
-palette, never with fixed pixel coordinates.
+The contract is values in, values out: :meth:`Profile.calibrate` returns what a
+capture's covered and open surfaces look like (told apart by the board's structure,
+:mod:`~kaboom.bots.desktop.calibration`), :meth:`Profile.classify` returns one cell's
+character.  The base class's :meth:`Profile.read` (final) owns the state: when to
+calibrate, the calibration kept once established, the memo of cell readings.
 """
 
 from __future__ import annotations
@@ -25,15 +24,21 @@ import signal
 import subprocess
 import time
 from abc import ABC, abstractmethod
-from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, final
 
 import numpy as np
 
+from kaboom.bots.desktop.calibration import (
+    Calibration,
+    UnsureError,
+    board_problem,
+    cell_key,
+    measure,
+    surfaces,
+)
 from kaboom.bots.desktop.grid import Grid, find_grid
 from kaboom.bots.desktop.input import Pointer
 from kaboom.bots.desktop.look import RGB, CellLook, colour_distance, look_at
@@ -46,8 +51,10 @@ __all__ = [
     "PLAYING",
     "WON",
     "Calibration",
+    "MinesUnreadError",
     "Profile",
     "UnreadableCellError",
+    "UnsureError",
     "find_profile",
     "locate_colour",
     "profile_names",
@@ -68,42 +75,19 @@ class UnreadableCellError(RuntimeError):
         self.look = look
 
 
-@dataclass(frozen=True, slots=True)
-class Calibration:
-    """What this game's surfaces look like on this screen, learned from the board.
+class MinesUnreadError(UnreadableCellError):
+    """Raised when the board shows the loss the profile declares (:attr:`Profile.exploded`)
+    but ``classify`` cannot read a cell of it: the profile has no reader for the game's
+    mines.  The game is lost all the same."""
 
-    ``relief`` is how much lighter a covered tile's top-left edge is than its surface
-    (0 for flat tiles); ``open`` is ``None`` until an open cell has been seen.
-    """
-
-    covered: RGB
-    relief: float
-    open: RGB | None
-    covered_ink: float = 0.0
-    """The ink share of a plain covered tile (a bevel's shadow may reach its middle)."""
-
-
-@dataclass(slots=True)
-class _Cluster:
-    """Plain cells (no ink) of one surface colour and relief, while calibrating."""
-
-    surface: RGB
-    reliefs: list[float] = field(default_factory=list)
-    inks: list[float] = field(default_factory=list)
-    count: int = 0
-
-    @property
-    def relief(self) -> float:
-        return float(np.median(self.reliefs))
-
-    @property
-    def ink(self) -> float:
-        return float(np.median(self.inks))
-
-
-def _same_surface(a: CellLook, c: _Cluster) -> bool:
-    return (colour_distance(a.surface, c.surface) <= 30
-            and abs(a.relief - c.relief) <= max(8.0, 0.35 * max(a.relief, c.relief)))
+    def __init__(self, cell: tuple[int, int], look: CellLook, sign: tuple[int, int]) -> None:
+        RuntimeError.__init__(
+            self, f"the game is lost (cell {sign} shows the exploded mine), but the "
+                  f"profile's classify reads nothing at {cell} ({look}): teach it the "
+                  "game's mines ('X' for the one stepped on, '*' for the others)")
+        self.cell = cell
+        self.look = look
+        self.sign = sign
 
 
 class Profile(ABC):
@@ -127,10 +111,31 @@ class Profile(ABC):
     to a covered cell is then a half-painted frame)."""
     outside_guess: ClassVar[bool] = True
     """Whether the solver may guess away from the frontier (Kaboom's rules punish it)."""
+    raised_tiles: ClassVar[bool | None] = None
+    """Whether covered tiles stand raised (a light top-left edge) over open cells: ``True``
+    for bevelled tiles, ``False`` when a raised look means nothing (flat tiles; mines or
+    marks drawn raised), ``None`` when the profile does not say."""
+    covered_colour: ClassVar[RGB | None] = None
+    """The covered tiles' surface colour, when the game's theme fixes it."""
+    open_colour: ClassVar[RGB | None] = None
+    """The open cells' surface colour, when the game's theme fixes it."""
+    exploded: ClassVar[RGB | None] = None
+    """A colour only a lost board shows (the square of the mine stepped on): with it, a
+    loss is recognised even where ``classify`` reads no mine."""
+    exploded_share: ClassVar[float] = 0.3
+    """How much of a cell must be :attr:`exploded` to count."""
 
     def __init__(self) -> None:
-        self.calibration: Calibration | None = None
+        # the base class's own state; overrides never touch it (they return values)
+        self._calibration: Calibration | None = None
         self._memo: dict[bytes, str | None] = {}
+        self._pitch: tuple[float, float] | None = None
+
+    @property
+    def calibration(self) -> Calibration | None:
+        """The calibration the reader holds: from the last capture until it is
+        established (covered and open both seen and the board made sense), then kept."""
+        return self._calibration
 
     # ------------------------------------------------------------------ game process
     def command(self, game_id: str | None) -> list[str] | None:
@@ -206,112 +211,114 @@ class Profile(ABC):
         """The total number of mines on a ``width`` x ``height`` board."""
 
     def calibrate(self, image: np.ndarray, grid: Grid) -> Calibration:
-        """Learns the covered and open surfaces from the cells in ``image``.
+        """What the covered and open surfaces look like in this capture; raises
+        :class:`UnsureError` when it cannot tell.  Returns a value and keeps nothing:
+        :meth:`read` decides when to ask and keeps what it answers.
 
-        Cells without ink are grouped by surface colour and relief.  The covered
-        surface is the largest group (all of a new game's board), unless another large
-        group stands clearly more raised (a bevelled tile, when an opening is bigger
-        than the covered rest); the open surface is the largest other group, once
-        a click has opened something.
+        The default tells them apart by the board's structure and what the profile
+        declares (:mod:`~kaboom.bots.desktop.calibration`), never by which is larger.
         """
-        looks: dict[bytes, CellLook] = {}
-        counts: Counter[bytes] = Counter()
-        for c in grid.cells():  # a board shows few distinct cell images: measure each once
-            x0, y0, x1, y1 = grid.rect(*c)
-            cell = image[y0:y1, x0:x1]
-            key = cell.tobytes() + bytes((x1 - x0, y1 - y0))
-            if key not in looks:
-                looks[key] = look_at(cell, self.palette, self.ink_threshold)
-            counts[key] += 1
-        if not looks:
-            raise RuntimeError(f"{self.name}: no cells to calibrate on")
-        # plain cells only: a mine, a flag or a digit is no guide to the surface.
-        # "Plain" is as inky as the commonest image, at most (a bevel's shadow may
-        # reach into a covered tile's middle).
-        measured = [(looks[key], n) for key, n in counts.most_common()]
-        base = measured[0][0].ink_share
-        clusters: list[_Cluster] = []
-        for look, n in measured:
-            if look.ink_share >= base + 0.05:
-                continue
-            home = next((c for c in clusters if _same_surface(look, c)), None)
-            if home is None:
-                home = _Cluster(look.surface)
-                clusters.append(home)
-            home.reliefs.extend([look.relief] * n)
-            home.inks.extend([look.ink_share] * n)
-            home.count += n
-        clusters.sort(key=lambda c: -c.count)
-        covered = clusters[0]
-        sizeable = [c for c in clusters if c.count >= max(2, 0.1 * covered.count)]
-        raised = max(sizeable, key=lambda c: c.relief)
-        if raised.relief >= covered.relief + max(10.0, 0.5 * covered.relief):
-            covered = raised
-        rest = [c for c in clusters if c is not covered and c.relief < covered.relief + 10]
-        opened = next((c for c in rest if c.count >= 2), None)  # not one hovered tile
-        self.calibration = Calibration(
-            covered.surface, covered.relief,
-            opened.surface if opened else None, covered.ink)
-        self._memo.clear()
-        return self.calibration
+        return surfaces(measure(image, grid, self.palette, self.ink_threshold),
+                        self.covered_colour, self.open_colour, self.raised_tiles)
 
-    def is_covered(self, look: CellLook) -> bool:
-        """Whether a cell shows the covered surface (it may carry a flag or a mark)."""
-        cal = self.calibration
-        assert cal is not None, "calibrate() first"
-        return self.near(look.surface, cal.covered) and look.relief >= 0.5 * cal.relief
-
-    def is_open(self, look: CellLook) -> bool:
-        """Whether a cell shows the open surface (empty, or with a digit on it)."""
-        cal = self.calibration
-        assert cal is not None, "calibrate() first"
-        return (cal.open is not None and self.near(look.surface, cal.open)
-                and not self.is_covered(look))
-
-    def classify(self, look: CellLook) -> str | None:
+    def classify(self, look: CellLook, calibration: Calibration) -> str | None:
         """The board character for a cell (``#F012345678*X?!``), or ``None`` if unsure.
 
         The default reads a covered tile (``F`` if it carries ink), and on the open
         surface a ``0`` or the palette digit with the most ink.  Games with mines,
         marks or coloured cells to tell apart override it.
         """
-        cal = self.calibration
-        if self.is_covered(look):
-            assert cal is not None
+        cal = calibration
+        if cal.is_covered(look):
             return "#" if look.ink_share < cal.covered_ink + 0.05 else "F"
-        if cal is not None and cal.open is not None and not self.is_open(look):
+        if cal.open is not None and not cal.is_open(look):
             return None
         digits = {k: v for k, v in look.ink.items() if k in "12345678" and v >= 0.004}
         if digits:  # (a small digit on a big square is a few per cent of it)
             return max(digits, key=lambda k: digits[k])
         return "0" if look.ink_share < 0.03 else None
 
+    @final
     def read(self, image: np.ndarray, grid: Grid) -> list[str]:
-        """Classifies every cell; raises :class:`UnreadableCellError` on the first doubt.
+        """Classifies every cell; raises :class:`UnreadableCellError` on the first doubt
+        (:class:`MinesUnreadError` if the board shows the profile's loss sign) and
+        :class:`UnsureError` when the surfaces cannot be told apart.
 
+        Until the calibration is established, every capture calibrates again, and what
+        it says must agree with what earlier captures said; then it is kept.
         Identical pixels always get the same answer, so results are memoised on the
         cell's raw bytes: a board usually shows a dozen distinct cell images.
         """
-        if self.calibration is None or self.calibration.open is None:
-            # until an open cell has been seen, keep learning (the first click shows one)
-            self.calibrate(image, grid)
+        pitch = (grid.pitch_x, grid.pitch_y)
+        if pitch != self._pitch:  # another tile size: another look
+            self._pitch = pitch
+            self._keep(None)
+        held = self._calibration
+        fresh = held is None or held.open is None
+        if fresh:
+            cal = self.calibrate(image, grid)
+            if held is not None and (colour_distance(cal.covered, held.covered) > 30
+                                     or abs(cal.relief - held.relief) > 10):
+                self._keep(None)
+                raise UnsureError(f"this capture's covered surface {cal.covered} relief "
+                                  f"{cal.relief:.0f} is not the one read before "
+                                  f"({held.covered} relief {held.relief:.0f})")
+            if cal != held:
+                self._keep(cal)
+        rows = self._classify_all(image, grid)
+        if fresh and self._calibration is not None and self._calibration.open is not None:
+            problem = board_problem(rows, self.zeros_open_around)
+            if problem:  # a calibration is established only on a board that makes sense
+                self._keep(held)
+                raise UnsureError(f"the board read with surfaces covered "
+                                  f"{cal.covered} and open {cal.open} makes no sense: {problem}")
+        return rows
+
+    def _keep(self, calibration: Calibration | None) -> None:
+        self._calibration = calibration
+        self._memo.clear()
+
+    def _classify_all(self, image: np.ndarray, grid: Grid) -> list[str]:
+        cal = self._calibration
+        assert cal is not None
         rows = []
         for y in range(grid.rows):
             row = []
             for x in range(grid.cols):
-                x0, y0, x1, y1 = grid.rect(x, y)
-                cell = image[y0:y1, x0:x1]
-                key = cell.tobytes() + bytes((x1 - x0, y1 - y0))
+                key, pixels = cell_key(image, grid, x, y)
                 if key not in self._memo:
-                    self._memo[key] = self.classify(look_at(cell, self.palette,
-                                                            self.ink_threshold))
+                    self._memo[key] = self.classify(
+                        look_at(pixels, self.palette, self.ink_threshold), cal)
                 ch = self._memo[key]
                 if ch is None:
-                    raise UnreadableCellError((x, y), look_at(cell, self.palette,
-                                                              self.ink_threshold))
+                    raise self._unreadable(image, grid, (x, y))
                 row.append(ch)
             rows.append("".join(row))
         return rows
+
+    def _unreadable(self, image: np.ndarray, grid: Grid,
+                    cell: tuple[int, int]) -> UnreadableCellError:
+        """The error for a cell ``classify`` cannot read: a missing mine reader when the
+        board shows the loss the profile declares (:attr:`exploded`)."""
+        look = look_at(cell_key(image, grid, *cell)[1], self.palette, self.ink_threshold)
+        lost = self.loss_sign(image, grid)
+        if lost is not None:
+            return MinesUnreadError(cell, look, lost)
+        return UnreadableCellError(cell, look)
+
+    @final
+    def loss_sign(self, image: np.ndarray, grid: Grid) -> tuple[int, int] | None:
+        """The cell that shows the profile's declared loss sign (:attr:`exploded`), or
+        ``None``: a loss recognised without reading any mine."""
+        if self.exploded is None:
+            return None
+        colour = np.asarray(self.exploded, dtype=np.int32)
+        for c in grid.cells():
+            pixels = cell_key(image, grid, *c)[1][..., :3].astype(np.int32)
+            near = np.sqrt(((pixels - colour) ** 2).sum(axis=2)) <= 60
+            if near.mean() >= self.exploded_share:
+                return c
+        return None
 
     def outcome(self, position: Position) -> str:
         """``won``, ``lost`` or ``playing``, judged from the board alone."""

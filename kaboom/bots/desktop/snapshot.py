@@ -1,8 +1,10 @@
 """One look at a game window: the grid found, each cell's reading, and a picture of both.
 
 This is the reader run alone (``kaboom bot desktop look``), for whoever adds a game: it
-never clicks, and a cell the profile cannot classify is shown, not raised.  The report
-lists each distinct cell image once with the statistics its reading came from.
+never clicks, and a cell the profile cannot classify is shown, not raised.  When the
+surfaces cannot be told apart, or the board read with them makes no sense, it says
+"unsure" and why, and shows no reading at all.  The report lists each distinct cell
+image once with the statistics its reading came from.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from kaboom.bots.desktop.calibration import Calibration, UnsureError, board_problem
 from kaboom.bots.desktop.grid import Grid
 from kaboom.bots.desktop.look import CellLook, look_at
-from kaboom.bots.desktop.profile import Calibration, Profile
+from kaboom.bots.desktop.profile import Profile
 from kaboom.bots.desktop.screen import Window
 from kaboom.solver.position import Cell
 
@@ -36,6 +39,8 @@ class Snapshot:
     looks: dict[Cell, CellLook]
     kinds: dict[Cell, int]
     """Cell -> index of its distinct image (cells with identical pixels share one)."""
+    unsure: str | None = None
+    """Why nothing was read (the surfaces could not be told apart), or ``None``."""
 
     @property
     def rows(self) -> list[str]:
@@ -48,7 +53,9 @@ class Snapshot:
         lines = [f"window {w.name!r} {w.width}x{w.height} at {w.x},{w.y}",
                  f"grid {g.cols}x{g.rows} cells, pitch {g.pitch_x:g}x{g.pitch_y:g} px, "
                  f"first cell at {g.left:g},{g.top:g} in the window"]
-        if self.calibration is not None:
+        if self.unsure is not None:
+            lines.append(f"unsure: {self.unsure}")
+        elif self.calibration is not None:
             c = self.calibration
             lines.append(f"calibration: covered {c.covered} relief {c.relief:.0f}, open "
                          f"{c.open if c.open is not None else 'not seen yet'}")
@@ -87,13 +94,16 @@ class Snapshot:
 
 
 def take_snapshot(profile: Profile, window: Window, image: np.ndarray) -> Snapshot:
-    """Finds the grid in ``image`` (a capture of ``window``), calibrates the profile on
-    it and reads every cell.  Raises :class:`~kaboom.bots.desktop.grid.GridNotFoundError`."""
+    """Finds the grid in ``image`` (a capture of ``window``), calibrates on it as the
+    profile does and reads every cell.  Raises
+    :class:`~kaboom.bots.desktop.grid.GridNotFoundError`."""
     grid = profile.find_grid(image)
+    unsure = None
+    calibration: Calibration | None = None
     try:
-        calibration: Calibration | None = profile.calibrate(image, grid)
-    except RuntimeError:
-        calibration = None
+        calibration = profile.calibrate(image, grid)
+    except UnsureError as exc:
+        unsure = str(exc)
     readings: dict[Cell, str] = {}
     looks: dict[Cell, CellLook] = {}
     kinds: dict[Cell, int] = {}
@@ -106,7 +116,14 @@ def take_snapshot(profile: Profile, window: Window, image: np.ndarray) -> Snapsh
         kind = kinds[cell] = index.setdefault(key, len(index))
         if kind not in seen:
             look = look_at(pixels, profile.palette, profile.ink_threshold)
-            ch = profile.classify(look) if calibration is not None else None
+            ch = None if calibration is None else profile.classify(look, calibration)
             seen[kind] = look, UNREAD if ch is None else ch
         looks[cell], readings[cell] = seen[kind]
-    return Snapshot(window, image, grid, calibration, readings, looks, kinds)
+    rows = ["".join(readings[x, y] for x in range(grid.cols)) for y in range(grid.rows)]
+    if calibration is not None and calibration.open is not None and UNREAD not in "".join(rows):
+        problem = board_problem(rows, profile.zeros_open_around)
+        if problem:
+            unsure = f"the board read with these surfaces makes no sense: {problem}"
+    if unsure is not None:
+        readings = dict.fromkeys(readings, UNREAD)
+    return Snapshot(window, image, grid, calibration, readings, looks, kinds, unsure)

@@ -25,6 +25,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from kaboom.bots.desktop.calibration import Calibration
 from kaboom.bots.desktop.grid import Grid, find_grid
 from kaboom.bots.desktop.input import Pointer
 from kaboom.bots.desktop.look import RGB, CellLook
@@ -61,6 +62,11 @@ class GnomeMines(Profile):
     name = "gnome-mines"
     window_pattern = r"^gnome-mines$"
     stable_gap = 0.03
+    raised_tiles = False  # flat tiles; the mine squares after a loss look raised
+    covered_colour = (186, 189, 182)
+    open_colour = (222, 222, 220)
+    exploded = (204, 0, 0)  # the red of the star stepped on and of a wrong flag's square
+    exploded_share = 0.05
     palette: ClassVar[Mapping[str, RGB]] = {
         "ink": _hex("#2e3436"),  # digits, flags, mines
         "red": _hex("#cc0000"),  # the exploded mine
@@ -122,20 +128,20 @@ class GnomeMines(Profile):
         raise ValueError(f"cannot tell the mine count of a {width}x{height} gnome-mines board; "
                          "pass --mines")
 
-    def classify(self, look: CellLook) -> str | None:
+    def classify(self, look: CellLook, cal: Calibration) -> str | None:
         if self.near(look.surface, self._MINE_SQUARE, 20):
             return "*" if look.ink.get("ink", 0.0) > 0.05 else None
         if self.near(look.surface, self.palette["red"], 40):
             return "!"  # a flag on a square with no mine, after a loss
         if look.ink.get("red", 0.0) > 0.05:
             return "X"  # the mine that was stepped on
-        if self.is_covered(look) or self.near(look.surface, self._HOVERED, 8):
+        if cal.is_covered(look) or self.near(look.surface, self._HOVERED, 8):
             if look.ink_share < 0.05:
                 return "#"
             return "F"
         for digit, colour in _NUMBERS.items():
             if self.near(look.surface, colour, 12):
                 return digit
-        if self.is_open(look) or self.calibration is None or self.calibration.open is None:
+        if cal.is_open(look) or cal.open is None:
             return "0" if look.ink_share < 0.03 else None
         return None

@@ -29,6 +29,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from kaboom.bots.desktop.calibration import Calibration
 from kaboom.bots.desktop.grid import Grid
 from kaboom.bots.desktop.input import Pointer
 from kaboom.bots.desktop.look import RGB, CellLook, colour_distance
@@ -54,6 +55,7 @@ class KaboomPage(Profile):
     name = "kaboom-page"
     window_pattern = r"^Kaboom\b"
     outside_guess = False
+    raised_tiles = True
     palette: ClassVar[Mapping[str, RGB]] = {
         "1": _hex("#1d4ed8"), "2": _hex("#15803d"), "3": _hex("#dc2626"),
         "4": _hex("#1e1b7a"), "5": _hex("#8a1c1c"), "6": _hex("#0e7490"),
@@ -61,6 +63,7 @@ class KaboomPage(Profile):
         "flag": _hex("#e0112b"), "white": (255, 255, 255),
     }
     _EXPLODED = _hex("#ef2b2b")
+    exploded = _EXPLODED
     _WRONG_FLAG = _hex("#ffd7d7")
     _PROOF = _hex("#bfe8c9")
 
@@ -134,9 +137,7 @@ class KaboomPage(Profile):
         raise ValueError(f"cannot tell the mine count of a {width}x{height} Kaboom board; "
                          "pass --mines or a /games/ID URL")
 
-    def classify(self, look: CellLook) -> str | None:
-        cal = self.calibration
-        assert cal is not None
+    def classify(self, look: CellLook, cal: Calibration) -> str | None:
         if colour_distance(look.surface, self._EXPLODED) < 50 or (
                 look.ink.get("3", 0) + look.ink.get("flag", 0) > 0.2 and max(look.surface) < 60):
             return "X"

@@ -20,6 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from kaboom.bots.desktop.calibration import Calibration
 from kaboom.bots.desktop.grid import Grid
 from kaboom.bots.desktop.input import Pointer
 from kaboom.bots.desktop.look import RGB, CellLook, colour_distance
@@ -51,6 +52,8 @@ class SgtMines(Profile):
     name = "sgt-mines"
     window_pattern = r"^sgt-mines$"
     stable_gap = 0.02  # GTK paints a move in one go
+    raised_tiles = True
+    exploded = (255, 0, 0)  # the square of the mine stepped on
     palette: ClassVar[Mapping[str, RGB]] = {
         "1": (0, 0, 255), "2": (0, 128, 0), "3": (255, 0, 0), "4": (0, 0, 128),
         "5": (128, 0, 0), "6": (0, 128, 128), "7": (0, 0, 0), "8": (128, 128, 128),
@@ -90,9 +93,7 @@ class SgtMines(Profile):
         raise ValueError(f"cannot tell the mine count of a {width}x{height} sgt-mines board; "
                          "pass it in the game id (e.g. 20x20n60#seed)")
 
-    def classify(self, look: CellLook) -> str | None:
-        cal = self.calibration
-        assert cal is not None
+    def classify(self, look: CellLook, cal: Calibration) -> str | None:
         red = (255, 0, 0)
         # the mine that was stepped on: a red square (the mine may fill the middle)
         if colour_distance(look.surface, red) < 60 or (

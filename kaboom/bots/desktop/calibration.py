@@ -1,0 +1,199 @@
+"""Which surface is a covered cell and which an open one, told from the board's structure.
+
+The largest group of look-alike cells is no guide: late in a game, or after a loss, the
+open cells outnumber the covered ones.  So the surfaces are told apart by what only one
+of them can be:
+
+* what the profile declares (``Profile.covered_colour``, ``Profile.raised_tiles``);
+* the numbers: digits are drawn on open cells, so the surface that carries them is open;
+* a raised relief (a bevel's light top-left edge) is a covered tile's.
+
+The cues that speak must agree, and the board read with the result must make sense as
+Minesweeper (:func:`board_problem`); otherwise the reader is :class:`UnsureError`
+and reads nothing, rather than a confident wrong board.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kaboom.bots.desktop.grid import Grid
+from kaboom.bots.desktop.look import RGB, CellLook, colour_distance, look_at
+
+__all__ = ["Calibration", "UnsureError", "board_problem", "measure", "surfaces"]
+
+DIGITS = "12345678"
+NOT_OPEN = "#F?*X!"
+"""Board characters of cells that may hold a mine."""
+
+
+class UnsureError(RuntimeError):
+    """Raised when the reader cannot tell covered cells from open ones for sure; it then
+    reads nothing (``look`` exits 1, a game stops with the reason) rather than guess."""
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """What this game's surfaces look like on this screen, learned from the board.
+
+    ``relief`` is how much lighter a covered tile's top-left edge is than its surface
+    (0 for flat tiles); ``open`` is ``None`` until an open cell has been seen.
+    """
+
+    covered: RGB
+    relief: float
+    open: RGB | None
+    covered_ink: float = 0.0
+    """The ink share of a plain covered tile (a bevel's shadow may reach its middle)."""
+
+    def is_covered(self, look: CellLook, tolerance: float = 30.0) -> bool:
+        """Whether a cell shows the covered surface (it may carry a flag or a mark)."""
+        return (colour_distance(look.surface, self.covered) <= tolerance
+                and look.relief >= 0.5 * self.relief)
+
+    def is_open(self, look: CellLook, tolerance: float = 30.0) -> bool:
+        """Whether a cell shows the open surface (empty, or with a digit on it)."""
+        return (self.open is not None and colour_distance(look.surface, self.open) <= tolerance
+                and not self.is_covered(look))
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """The distinct cell images of one capture: each one's look and its cells."""
+
+    looks: dict[bytes, CellLook]
+    cells: dict[bytes, list[tuple[int, int]]]
+
+
+def cell_key(image: np.ndarray, grid: Grid, x: int, y: int) -> tuple[bytes, np.ndarray]:
+    """A cell's pixels and a key for them (identical pixels, identical reading)."""
+    x0, y0, x1, y1 = grid.rect(x, y)
+    pixels = image[y0:y1, x0:x1]
+    return pixels.tobytes() + bytes((x1 - x0, y1 - y0)), pixels
+
+
+def measure(image: np.ndarray, grid: Grid, palette: Mapping[str, RGB],
+            ink_threshold: float) -> Measured:
+    """Looks at each distinct cell image once (a board shows a few dozen at most)."""
+    looks: dict[bytes, CellLook] = {}
+    cells: dict[bytes, list[tuple[int, int]]] = {}
+    for c in grid.cells():
+        key, pixels = cell_key(image, grid, *c)
+        if key not in looks:
+            looks[key] = look_at(pixels, palette, ink_threshold)
+        cells.setdefault(key, []).append(c)
+    return Measured(looks, cells)
+
+
+@dataclass(slots=True)
+class _Surface:
+    """Cells of one surface colour and relief, whatever is drawn on them."""
+
+    surface: RGB
+    reliefs: list[float] = field(default_factory=list)
+    plain_inks: list[float] = field(default_factory=list)
+    count: int = 0
+    digits: int = 0
+    """Cells carrying more ink than the group's plainest, in a digit's colour."""
+
+    @property
+    def relief(self) -> float:
+        return float(np.median(self.reliefs))
+
+    def raised_over(self, other: _Surface) -> bool:
+        return self.relief >= other.relief + max(10.0, 0.5 * other.relief)
+
+
+def _alike(look: CellLook, s: _Surface) -> bool:
+    return (colour_distance(look.surface, s.surface) <= 30
+            and abs(look.relief - s.relief) <= max(8.0, 0.35 * max(look.relief, s.relief)))
+
+
+def _digit_ink(look: CellLook) -> bool:
+    share = sum(v for k, v in look.ink.items() if k in DIGITS)
+    return share >= 0.01 and share >= 0.6 * look.ink_share
+
+
+def surfaces(measured: Measured, covered_colour: RGB | None = None,
+             open_colour: RGB | None = None, raised_tiles: bool | None = None) -> Calibration:
+    """The covered and open surfaces of a capture, or :class:`UnsureError` saying why not.
+
+    ``covered_colour``, ``open_colour`` and ``raised_tiles`` are what the profile
+    declares (``None``: it does not say).
+    """
+    counted = sorted(measured.looks, key=lambda k: -len(measured.cells[k]))
+    base = measured.looks[counted[0]].ink_share
+    groups: list[_Surface] = []
+    members: dict[int, list[CellLook]] = {}
+    for key in counted:
+        look, n = measured.looks[key], len(measured.cells[key])
+        home = next((s for s in groups if _alike(look, s)), None)
+        if home is None:
+            home = _Surface(look.surface)
+            groups.append(home)
+        home.reliefs.extend([look.relief] * n)
+        home.count += n
+        members.setdefault(id(home), []).extend([look] * n)
+        if look.ink_share < base + 0.05:
+            home.plain_inks.extend([look.ink_share] * n)
+    for home in groups:  # digits: ink of a digit's colour beyond the group's plainest
+        looks = members[id(home)]
+        least = min(lk.ink_share for lk in looks)
+        home.digits = sum(_digit_ink(lk) and lk.ink_share >= least + 0.01 for lk in looks)
+    groups = sorted((s for s in groups if s.count >= 2), key=lambda s: -s.count)
+    if not groups:
+        raise UnsureError("no two cells of the board look alike")
+
+    # each cue that speaks narrows the surfaces the covered one may be; they must agree
+    left, said = list(groups), []
+    if covered_colour is not None:
+        left = [s for s in left if colour_distance(s.surface, covered_colour) <= 30]
+        said.append(f"the declared covered colour {covered_colour}")
+    top = max(groups, key=lambda s: s.relief)
+    raised = len(groups) > 1 and all(top.raised_over(s) for s in groups if s is not top)
+    if raised and raised_tiles is not False:
+        left = [s for s in left if s is top]
+        said.append(f"the raised relief of {top.surface}")
+    elif raised_tiles and (len(groups) > 1 or top.relief < 5):
+        left = []
+        said.append("no surface stands raised, as the profile declares covered tiles do")
+    numbered = [s for s in groups if s.digits >= 2
+                and all(s.digits >= 3 * o.digits for o in groups if o is not s)]
+    if numbered:
+        left = [s for s in left if s is not numbered[0]]
+        said.append(f"the numbers drawn on {numbered[0].surface}")
+    if len(left) != 1 or (len(groups) > 1 and not said):
+        why = "; ".join(said) or "nothing tells them apart but their number"
+        raise UnsureError(f"cannot tell covered cells from open ones among the surfaces "
+                          f"{[s.surface for s in groups]} ({why})")
+    covered = left[0]
+    rest = [s for s in groups if s is not covered and s.relief < covered.relief + 10]
+    if open_colour is not None:
+        rest = [s for s in rest if colour_distance(s.surface, open_colour) <= 30]
+    numbered = [s for s in rest if s.digits]
+    open_ = max(numbered, key=lambda s: s.digits) if numbered else (rest[0] if rest else None)
+    inks = covered.plain_inks or [0.0]
+    return Calibration(covered.surface, covered.relief,
+                       open_.surface if open_ else None, float(np.median(inks)))
+
+
+def board_problem(rows: Sequence[str], zeros_open_around: bool) -> str | None:
+    """Why ``rows`` cannot be a Minesweeper board as a game shows it, or ``None``: a
+    number with fewer cells around it that may hold a mine than it counts, or (in games
+    that open around a 0 themselves) a 0 next to a covered cell."""
+    h, w = len(rows), len(rows[0]) if rows else 0
+    for y, row in enumerate(rows):
+        for x, ch in enumerate(row):
+            if ch not in DIGITS and not (ch == "0" and zeros_open_around):
+                continue
+            around = [rows[ny][nx] for ny in range(max(0, y - 1), min(h, y + 2))
+                      for nx in range(max(0, x - 1), min(w, x + 2)) if (nx, ny) != (x, y)]
+            if ch == "0" and "#" in around:
+                return f"the 0 at {(x, y)} touches a covered cell"
+            if ch != "0" and sum(c in NOT_OPEN for c in around) < int(ch):
+                return f"the {ch} at {(x, y)} has fewer cells around it that may be mines"
+    return None
+
