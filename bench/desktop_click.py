@@ -3,6 +3,8 @@
 
     python bench/desktop_click.py [--clicks 2000] [--before /work/before] [--json PATH]
 
+``--before`` is another checkout with its own ``.venv`` (this one's, to time it twice).
+
 Each checkout's own ``DesktopSession.click`` clicks the cells of a 30x16 grid laid over
 a plain window, as fast as it can (``speed=0``, not the first click of a batch): what a
 click costs beyond reading the board, including whatever the driver asks the X server
@@ -62,7 +64,7 @@ print(json.dumps({"clicks": clicks, "seconds": seconds, "received": got - 1}))
 
 
 def _run(tree: Path, display: str, clicks: int) -> dict[str, float]:
-    python = tree / ".venv" / "bin" / "python"
+    python = Path(sys.executable) if tree.resolve() == ROOT else tree / ".venv" / "bin" / "python"
     out = subprocess.run([str(python), "-c", WORKER, display, str(clicks)], cwd=tree,
                          capture_output=True, text=True, check=True, timeout=600)
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))

@@ -39,3 +39,12 @@ def test_desktop_read_refuses_a_board_without_room_for_an_opening() -> None:
     draw would have looped for ever."""
     says = bench_usage_error("desktop_read.py", "--sizes", "9x9/10", "3x3/8")
     assert "no layout of 3x3/8 in 1,000 draws had a cell showing 0" in says
+
+
+def test_desktop_click_counts_every_click_arriving(tmp_path: Path) -> None:
+    out = tmp_path / "click.json"
+    root = Path(__file__).resolve().parents[2]
+    run_bench("desktop_click.py", "--clicks", "60", "--before", str(root), "--json", str(out))
+    rows = bench_report(out)["results"]
+    assert [r["checkout"] for r in rows] == ["before", "after"]
+    assert all(r["clicks"] == r["received"] == 60 and r["clicks_per_second"] > 0 for r in rows)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from kaboom.bots.desktop import Profile, find_grid, locate_colour
+from kaboom.bots.desktop import Grid, Profile, UnsureError, find_grid, locate_colour
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "calibration"
 
@@ -76,3 +76,46 @@ def test_the_face_is_found_by_its_colour() -> None:
     x, y = face
     assert y < grid.top and tuple(image[y, x]) == (255, 255, 0)
     assert abs(x - image.shape[1] / 2) < 20  # xdemineur centres its face
+
+
+def _paint(shot: str, rows: list[str]) -> tuple[np.ndarray, Grid]:
+    """The shot with every cell repainted with a cell of the shot showing ``rows``'
+    character there: a board the game could show, made of its own pixels."""
+    image = np.asarray(Image.open(DATA / f"{shot}.png").convert("RGB")).copy()
+    want = (DATA / f"{shot}.txt").read_text().split()
+    grid = find_grid(image)
+    sample: dict[str, np.ndarray] = {}
+    for x, y in grid.cells():
+        x0, y0, x1, y1 = grid.rect(x, y)
+        sample.setdefault(want[y][x], image[y0:y1, x0:x1].copy())
+    for x, y in grid.cells():
+        x0, y0, x1, y1 = grid.rect(x, y)
+        image[y0:y1, x0:x1] = sample[rows[y][x]][:y1 - y0, :x1 - x0]
+    return image, grid
+
+
+def test_a_mostly_open_board_is_read_right_not_by_its_largest_surface() -> None:
+    """97 % open, 12 mines left covered: the open surface is by far the largest, and a
+    profile that declares nothing still reads it right (the numbers and the relief
+    agree on which surface is covered)."""
+    mines = {(3, 2), (10, 1), (20, 4), (27, 2), (5, 9), (14, 12), (22, 10), (28, 14),
+             (1, 14), (17, 7), (9, 5), (25, 7)}
+    rows = ["".join("#" if (x, y) in mines else
+                    str(sum((nx, ny) in mines for ny in range(y - 1, y + 2)
+                            for nx in range(x - 1, x + 2)))
+                    for x in range(30)) for y in range(16)]
+    assert max("".join(rows).replace("#", "0")) <= "3"  # digits the shot has
+    image, grid = _paint("xdemineur-30x16", rows)
+    profile = plain(PALETTES["xdemineur-30x16"])
+    assert profile.read(image, grid) == rows
+
+
+def test_two_flat_surfaces_and_no_numbers_are_unsure() -> None:
+    """Covered and open told apart by nothing but how many there are: refused."""
+    want = (DATA / "xbomb-8x8.txt").read_text().split()
+    rows = [row.translate(str.maketrans("123", "000")) for row in want]
+    image, grid = _paint("xbomb-8x8", rows)
+    profile = plain(PALETTES["xbomb-8x8"])
+    with pytest.raises(UnsureError, match="cannot tell covered cells from open ones"):
+        profile.read(image, grid)
+    assert profile.calibration is None

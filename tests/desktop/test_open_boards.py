@@ -17,12 +17,14 @@ from typing import Any
 
 import httpx
 import numpy as np
+import pytest
 
 from kaboom.bots.desktop import Profile, UnsureError
-from kaboom.bots.desktop.driver import DesktopSession
+from kaboom.bots.desktop.driver import DesktopSession, UnsureReadError
 from kaboom.bots.desktop.profiles.gnome_mines import GnomeMines
 from kaboom.bots.desktop.profiles.kaboom_page import KaboomPage
 from kaboom.bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
+from kaboom.bots.desktop.snapshot import UNREAD, take_snapshot
 from kaboom.solver.advisor import decide
 from kaboom.solver.position import Move, Position
 from tests.apikit import new_game
@@ -155,3 +157,21 @@ def test_gnome_mines_open_boards(xdisplay: str) -> None:
                 break
     print(f"gnome-mines open boards: {checked}")
     assert sum(checked.values()) >= 1, "no board more than 80 % open in 8 games"
+
+
+class WrongCovered(SgtMines):
+    """sgt-mines with a covered colour its board never shows: the reader cannot tell."""
+
+    covered_colour = (0, 200, 0)
+
+
+def test_an_unsure_reader_reads_nothing_and_plays_nothing(xdisplay: str,
+                                                          need_sgt_mines: None) -> None:
+    with DesktopSession(WrongCovered(), xdisplay, speed=0) as session:
+        with pytest.raises(UnsureReadError, match=r"^unsure: .*declared covered colour"):
+            session.play("9x9n10#unsure")
+        assert session.window is not None
+        snap = take_snapshot(session.profile, session.window,
+                             session.screen.capture_window(session.window))
+    assert snap.unsure is not None and set("".join(snap.rows)) == {UNREAD}
+    assert "unsure: " in snap.report()

@@ -94,7 +94,7 @@ class _Surface:
 
     surface: RGB
     reliefs: list[float] = field(default_factory=list)
-    plain_inks: list[float] = field(default_factory=list)
+    inks: list[float] = field(default_factory=list)
     count: int = 0
     digits: int = 0
     """Cells carrying more ink than the group's plainest, in a digit's colour."""
@@ -125,7 +125,6 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
     declares (``None``: it does not say).
     """
     counted = sorted(measured.looks, key=lambda k: -len(measured.cells[k]))
-    base = measured.looks[counted[0]].ink_share
     groups: list[_Surface] = []
     members: dict[int, list[CellLook]] = {}
     for key in counted:
@@ -137,8 +136,7 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
         home.reliefs.extend([look.relief] * n)
         home.count += n
         members.setdefault(id(home), []).extend([look] * n)
-        if look.ink_share < base + 0.05:
-            home.plain_inks.extend([look.ink_share] * n)
+        home.inks.extend([look.ink_share] * n)
     for home in groups:  # digits: ink of a digit's colour beyond the group's plainest
         looks = members[id(home)]
         least = min(lk.ink_share for lk in looks)
@@ -175,7 +173,10 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
         rest = [s for s in rest if colour_distance(s.surface, open_colour) <= 30]
     numbered = [s for s in rest if s.digits]
     open_ = max(numbered, key=lambda s: s.digits) if numbered else (rest[0] if rest else None)
-    inks = covered.plain_inks or [0.0]
+    # a plain covered tile: the group's least inky images (a bevel's shadow may reach
+    # its middle), unless even those carry a flag's worth of ink (every tile flagged)
+    least = min(covered.inks)
+    inks = [i for i in covered.inks if i < least + 0.05 and i < 0.25] or [0.0]
     return Calibration(covered.surface, covered.relief,
                        open_.surface if open_ else None, float(np.median(inks)))
 

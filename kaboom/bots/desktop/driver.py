@@ -53,6 +53,7 @@ __all__ = [
     "GameRecord",
     "LostUnreadError",
     "ScreenReadError",
+    "UnsureReadError",
     "nearest_first",
 ]
 
@@ -64,6 +65,11 @@ log = logging.getLogger(__name__)
 
 class ScreenReadError(RuntimeError):
     """Raised when the board cannot be read consistently (window gone, obscured, unknown cells)."""
+
+
+class UnsureReadError(ScreenReadError):
+    """Raised when the reader stays unsure which cells are covered (:class:`UnsureError`
+    for a whole read's time): the bot stops rather than act on a guessed board."""
 
 
 class LostUnreadError(ScreenReadError):
@@ -261,7 +267,7 @@ class DesktopSession:
                 position = self.read(timeout=2.0)
                 if self.profile.outcome(position) == PLAYING:
                     return position
-            except (WindowNotFoundError, BoardHiddenError):
+            except (WindowNotFoundError, BoardHiddenError, UnsureReadError):
                 raise
             except (GridNotFoundError, UnreadableCellError, ScreenReadError,
                     RuntimeError) as exc:
@@ -326,7 +332,7 @@ class DesktopSession:
             if time.monotonic() > deadline:
                 self._dump(image, f"unsettled: {error}")
                 if isinstance(error, UnsureError):
-                    raise ScreenReadError(f"unsure: {error}")
+                    raise UnsureReadError(f"unsure: {error}")
                 if isinstance(error, MinesUnreadError):  # for all of ``timeout``
                     raise LostUnreadError(str(error))
                 raise ScreenReadError(f"board did not settle: {error}")
@@ -458,7 +464,7 @@ class DesktopSession:
         while True:
             try:
                 after = self.read()
-            except (BoardHiddenError, LostUnreadError):
+            except (BoardHiddenError, LostUnreadError, UnsureReadError):
                 raise
             except ScreenReadError:
                 if time.monotonic() > deadline:
@@ -532,7 +538,7 @@ class DesktopSession:
                         clicks += 1
                     try:
                         position, ok = self._verify(position, moves)
-                    except (BoardHiddenError, LostUnreadError):
+                    except (BoardHiddenError, LostUnreadError, UnsureReadError):
                         raise
                     except ScreenReadError:
                         position, ok = self._read_again(), False
@@ -585,7 +591,7 @@ class DesktopSession:
         board found again, and more time to settle."""
         try:
             return self.read()
-        except (BoardHiddenError, LostUnreadError):
+        except (BoardHiddenError, LostUnreadError, UnsureReadError):
             raise
         except ScreenReadError:
             assert self.window is not None

@@ -94,8 +94,9 @@ class Profile(ABC):
     """One desktop Minesweeper: how to launch it, see it, count its mines and restart it.
 
     Subclasses set :attr:`name`, :attr:`window_pattern` and :attr:`palette` and define
-    :meth:`mine_count`; every other method has a default that a game may override
-    (docs/desktop.md lists them, with examples).
+    :meth:`mine_count`; every other attribute and method has a default that a game may
+    override (docs/desktop.md lists them and what each returns).  :meth:`read` is final:
+    it owns the calibration and the memo of cell readings, whatever is overridden.
     """
 
     name: ClassVar[str]
