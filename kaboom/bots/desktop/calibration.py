@@ -93,15 +93,18 @@ class _Surface:
     """Cells of one surface colour and relief, whatever is drawn on them."""
 
     surface: RGB
-    reliefs: list[float] = field(default_factory=list)
-    inks: list[float] = field(default_factory=list)
-    count: int = 0
-    digits: int = 0
-    """Cells carrying more ink than the group's plainest, in a digit's colour."""
+    looks: list[CellLook] = field(default_factory=list)
+    """One entry a cell."""
 
     @property
     def relief(self) -> float:
-        return float(np.median(self.reliefs))
+        return float(np.median([lk.relief for lk in self.looks]))
+
+    @property
+    def digits(self) -> int:
+        """Cells carrying more ink than the group's plainest, in a digit's colour."""
+        least = min(lk.ink_share for lk in self.looks)
+        return sum(_digit_ink(lk) and lk.ink_share >= least + 0.01 for lk in self.looks)
 
     def raised_over(self, other: _Surface) -> bool:
         return self.relief >= other.relief + max(10.0, 0.5 * other.relief)
@@ -124,24 +127,15 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
     ``covered_colour``, ``open_colour`` and ``raised_tiles`` are what the profile
     declares (``None``: it does not say).
     """
-    counted = sorted(measured.looks, key=lambda k: -len(measured.cells[k]))
     groups: list[_Surface] = []
-    members: dict[int, list[CellLook]] = {}
-    for key in counted:
-        look, n = measured.looks[key], len(measured.cells[key])
+    for key in sorted(measured.looks, key=lambda k: -len(measured.cells[k])):
+        look = measured.looks[key]
         home = next((s for s in groups if _alike(look, s)), None)
         if home is None:
             home = _Surface(look.surface)
             groups.append(home)
-        home.reliefs.extend([look.relief] * n)
-        home.count += n
-        members.setdefault(id(home), []).extend([look] * n)
-        home.inks.extend([look.ink_share] * n)
-    for home in groups:  # digits: ink of a digit's colour beyond the group's plainest
-        looks = members[id(home)]
-        least = min(lk.ink_share for lk in looks)
-        home.digits = sum(_digit_ink(lk) and lk.ink_share >= least + 0.01 for lk in looks)
-    groups = sorted((s for s in groups if s.count >= 2), key=lambda s: -s.count)
+        home.looks.extend([look] * len(measured.cells[key]))
+    groups = sorted((s for s in groups if len(s.looks) >= 2), key=lambda s: -len(s.looks))
     if not groups:
         raise UnsureError("no two cells of the board look alike")
 
@@ -175,8 +169,9 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
     open_ = max(numbered, key=lambda s: s.digits) if numbered else (rest[0] if rest else None)
     # a plain covered tile: the group's least inky images (a bevel's shadow may reach
     # its middle), unless even those carry a flag's worth of ink (every tile flagged)
-    least = min(covered.inks)
-    inks = [i for i in covered.inks if i < least + 0.05 and i < 0.25] or [0.0]
+    least = min(lk.ink_share for lk in covered.looks)
+    inks = [lk.ink_share for lk in covered.looks
+            if lk.ink_share < least + 0.05 and lk.ink_share < 0.25] or [0.0]
     return Calibration(covered.surface, covered.relief,
                        open_.surface if open_ else None, float(np.median(inks)))
 
