@@ -14,7 +14,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from kaboom.bots.desktop import Grid, Profile, UnsureError, find_grid, locate_colour
+from kaboom.bots.desktop import (
+    Calibration,
+    CellLook,
+    Grid,
+    Profile,
+    UnsureError,
+    find_grid,
+    locate_colour,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "calibration"
 
@@ -119,3 +127,31 @@ def test_two_flat_surfaces_and_no_numbers_are_unsure() -> None:
     with pytest.raises(UnsureError, match="cannot tell covered cells from open ones"):
         profile.read(image, grid)
     assert profile.calibration is None
+
+
+def test_the_base_class_keeps_the_calibration_and_the_memo_whatever_is_overridden() -> None:
+    """A profile's calibrate and classify return values; read asks calibrate until the
+    calibration is established, then never again, and classifies each distinct cell
+    image once."""
+    calls = {"calibrate": 0, "classify": 0}
+
+    class Counting(Plain):
+        palette = PALETTES["xbomb-8x8"]
+
+        def calibrate(self, image: np.ndarray, grid: Grid) -> Calibration:
+            calls["calibrate"] += 1
+            return super().calibrate(image, grid)
+
+        def classify(self, look: CellLook, calibration: Calibration) -> str | None:
+            calls["classify"] += 1
+            return super().classify(look, calibration)
+
+    image = np.asarray(Image.open(DATA / "xbomb-8x8.png").convert("RGB"))
+    profile = Counting()
+    grid = profile.find_grid(image)
+    first = profile.read(image, grid)
+    distinct = calls["classify"]
+    for _ in range(3):
+        assert profile.read(image, grid) == first
+    assert calls == {"calibrate": 1, "classify": distinct}
+    assert distinct <= 8  # xbomb's board shows a handful of distinct cell images
