@@ -1,9 +1,10 @@
-"""Clicks a second of the desktop driver's click alone, this checkout against another
-(``/work/before`` by default), on one private Xvfb.
+"""Clicks a second of the desktop driver's click alone, this checkout against another,
+on one private Xvfb.
 
-    python bench/desktop_click.py [--clicks 2000] [--before /work/before] [--json PATH]
+    python bench/desktop_click.py --before CHECKOUT [--clicks 2000] [--json PATH]
 
-``--before`` is another checkout with its own ``.venv`` (this one's, to time it twice).
+``--before`` is another checkout with its own ``.venv`` (a worktree of an older commit;
+this one, to time it twice).
 
 Each checkout's own ``DesktopSession.click`` clicks the cells of a 30x16 grid laid over
 a plain window, as fast as it can (``speed=0``, not the first click of a batch): what a
@@ -73,7 +74,8 @@ def _run(tree: Path, display: str, clicks: int) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clicks", type=int, default=2000)
-    parser.add_argument("--before", type=Path, default=Path("/work/before"))
+    parser.add_argument("--before", type=Path, required=True,
+                        help="another checkout, with its own .venv, to compare with")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
