@@ -192,7 +192,11 @@ def _check(folder: str | None) -> int:
     record."""
     from kaboom.bots.desktop.record import check_game, game_folders
 
-    games = game_folders(folder) if folder else []
+    if not folder:
+        print("kaboom bot desktop check: which folder? (kaboom bot desktop check DIR, with "
+              "DIR as given to play --record)", file=sys.stderr)
+        return 2
+    games = game_folders(folder)
     if not games:
         print(f"kaboom bot desktop check: no game record in {folder!r} (play --record DIR "
               "writes one)", file=sys.stderr)

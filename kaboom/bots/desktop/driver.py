@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from kaboom.bots.desktop.grid import Grid, GridNotFoundError
-from kaboom.bots.desktop.input import Button, ClickRefusedError, Pointer
+from kaboom.bots.desktop.input import Button, ClickRefusedError, Pointer, WindowChangedError
 from kaboom.bots.desktop.profile import (
     LOST,
     PLAYING,
@@ -446,6 +446,8 @@ class DesktopSession:
                 x, y = self.pointer.click(self.window, *self.grid.centre(move.x, move.y),
                                           button)
                 break
+            except WindowChangedError as exc:  # the board must be found again
+                raise BoardHiddenError(f"stopped clicking: {exc}") from None
             except ClickRefusedError as exc:
                 log.info("click refused: %s", exc)
                 self.check_board()  # says what covers the board, if anything does

@@ -21,12 +21,17 @@ from Xlib.ext import xtest
 
 from kaboom.bots.desktop.screen import Window, connect
 
-__all__ = ["Button", "ClickRefusedError", "Pointer"]
+__all__ = ["Button", "ClickRefusedError", "Pointer", "WindowChangedError"]
 
 
 class ClickRefusedError(RuntimeError):
     """Raised when a click was not made: the point belongs to another window, the window
     changed size, or it is gone.  Nothing was pressed."""
+
+
+class WindowChangedError(ClickRefusedError):
+    """Raised when a click was not made because the window changed size or is gone (what
+    was found in it may no longer be where it was)."""
 
 
 class Button:
@@ -80,7 +85,7 @@ class Pointer:
             try:
                 geo = win.get_geometry()
                 if (geo.width, geo.height) != (window.width, window.height):
-                    raise ClickRefusedError(
+                    raise WindowChangedError(
                         f"the {window.name!r} window changed size ({window.width}x"
                         f"{window.height} to {geo.width}x{geo.height})")
                 at = self._root.translate_coords(win, int(x), int(y))
@@ -91,7 +96,7 @@ class Pointer:
                     raise ClickRefusedError(f"the point {at.x},{at.y} is {whose}'s, "
                                             f"not the {window.name!r} window's")
             except XError:
-                raise ClickRefusedError(f"the {window.name!r} window is gone") from None
+                raise WindowChangedError(f"the {window.name!r} window is gone") from None
             xtest.fake_input(self._x, X.MotionNotify, x=at.x, y=at.y)
             xtest.fake_input(self._x, X.ButtonPress, button)
             self._x.sync()  # the press is delivered before any other client runs again
