@@ -64,6 +64,12 @@ print(json.dumps({"clicks": clicks, "seconds": seconds, "received": got - 1}))
 '''
 
 
+def _commit(tree: Path) -> str:
+    """The checkout's commit, which the results name (a machine's paths mean nothing later)."""
+    return subprocess.run(["git", "-C", str(tree), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
 def _run(tree: Path, display: str, clicks: int) -> dict[str, float]:
     python = Path(sys.executable) if tree.resolve() == ROOT else tree / ".venv" / "bin" / "python"
     out = subprocess.run([str(python), "-c", WORKER, display, str(clicks)], cwd=tree,
@@ -88,7 +94,7 @@ def main() -> int:
         for label, tree in (("before", args.before), ("after", ROOT)):
             got = _run(tree, name, args.clicks)
             rate = got["clicks"] / got["seconds"]
-            rows.append({"checkout": label, "tree": str(tree), **got,
+            rows.append({"checkout": label, "commit": _commit(tree), **got,
                          "clicks_per_second": round(rate, 1)})
             print(f"{label} ({tree}): {got['clicks']:.0f} clicks in {got['seconds']:.2f}s = "
                   f"{rate:.0f} clicks/s, {got['received']:.0f} received by the window",
