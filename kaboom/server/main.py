@@ -36,7 +36,7 @@ from kaboom.server.errors import (
 from kaboom.server.metrics import RequestMetrics, sample_process_forever
 from kaboom.server.openapi import KaboomApp
 from kaboom.server.request_rate import RequestRate, RequestWindows
-from kaboom.server.routes import api
+from kaboom.server.routes import api, pages
 from kaboom.server.service import GameService
 from kaboom.server.store import open_store
 from kaboom.solver.errors import (
@@ -113,6 +113,7 @@ def create_app(settings: Settings | None = None,
     )
     app.include_router(api.router)
     app.include_router(api.operations)
+    app.include_router(pages.router)
 
     # The last added is the outermost: headers on every answer, including the guard's
     # refusals, and every answer counted.
