@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from kaboom.solver.errors import IllegalMoveError, KaboomError
+from kaboom.solver.errors import (
+    BudgetExceededError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    KaboomError,
+)
 
 __all__ = [
     "ConflictError",
@@ -13,6 +19,7 @@ __all__ = [
     "RateLimitedError",
     "ServerFullError",
     "StoreUnavailableError",
+    "status_of",
 ]
 
 
@@ -55,3 +62,24 @@ class ServerFullError(RateLimitedError):
 
 class StoreUnavailableError(KaboomError, RuntimeError):
     """Raised when the game store cannot be read (the database is down or unreachable)."""
+
+
+# Most specific first: each error class is answered with one status code.
+_STATUS: list[tuple[type[KaboomError], int]] = [
+    (GameNotFoundError, 404),
+    (MissingTokenError, 401),
+    (NotPlayerError, 403),
+    (ConflictError, 409),
+    (IllegalMoveError, 409),
+    (InvalidMoveError, 422),
+    (InvalidPositionError, 409),
+    (ServerFullError, 503),
+    (RateLimitedError, 429),
+    (BudgetExceededError, 503),
+    (StoreUnavailableError, 503),
+]
+
+
+def status_of(exc: KaboomError) -> int:
+    """The HTTP status that answers ``exc``, for the JSON API and the page alike."""
+    return next((code for cls, code in _STATUS if isinstance(exc, cls)), 400)

@@ -7,11 +7,12 @@ written once, here, and never in the browser.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from kaboom.server.game import Game
+from kaboom.server.service import Analysis
 from kaboom.solver.position import COVERED_CHARS, GameStatus, LossReason
 from kaboom.solver.proof import Proof
 from kaboom.solver.simulator import PRESETS
@@ -89,6 +90,11 @@ class CellView:
         return cell_label(self.x, self.y, self.state, self.knowledge, self.p)
 
     @property
+    def shade(self) -> int | None:
+        """The probability in tenths, for the overlay's heat map (CSS cannot read data-p)."""
+        return None if self.p is None else round(self.p * 10)
+
+    @property
     def title(self) -> str | None:
         if self.knowledge is None:
             return None
@@ -105,10 +111,30 @@ class GameView:
     role: Role
     loss_proof: Proof | None = None
     """The proof of the loss's safe cell, when the game was lost by ignoring one."""
+    analysis: Analysis | None = None
+    """The debug overlay's analysis of this very board, when it is drawn."""
+    note: str = ""
+    """A sticky note for the message line (a link to a game that is gone)."""
+    replay_at: int | None = None
+    """The move a finished game's replay shows (``game.rows`` are then that board)."""
+    replay_move: str = ""
+    """The move that led to the replay's board (``reveal 3 4``)."""
 
     @property
-    def rules(self) -> object:
-        return self.game.rules
+    def preset(self) -> str | None:
+        r = self.game.rules
+        return preset_of(r.width, r.height, r.mines)
+
+    @property
+    def same_board(self) -> dict[str, object] | None:
+        """The new-game fields of this game's board again (once its seed is public)."""
+        r = self.game.rules
+        if self.seed is None:
+            return None
+        return {"width": r.width, "height": r.height, "mines": r.mines,
+                "first_click": r.first_click, "forced_guess": r.forced_guess,
+                "outside_guess": _on(r.outside_guess), "question_marks": _on(r.question_marks),
+                "debug": _on(r.debug), "seed": str(self.seed)}
 
     @property
     def playing(self) -> bool:
@@ -165,27 +191,73 @@ class GameView:
 
     def marks(self) -> dict[tuple[int, int], str]:
         """Classes drawn on cells by the game itself: the loss's safe cell and, once its
-        proof is known, the numbers that prove it."""
+        proof is known, the numbers that prove it; on the replay's board before the losing
+        click, that click too."""
         out: dict[tuple[int, int], str] = {}
-        loss = self.game.loss
-        if loss is not None and loss.safe_cell is not None:
-            out[loss.safe_cell] = "proof"
-            if self.loss_proof is not None:
-                for xy, _ in self.loss_proof.numbers:
-                    out[xy] = "reason"
+        loss, n = self.game.loss, self.game.moves
+        at = n if self.replay_at is None else self.replay_at
+        if loss is None or loss.safe_cell is None or at < n - 1:
+            return out
+        out[loss.safe_cell] = "proof"
+        if self.loss_proof is not None:
+            for xy, _ in self.loss_proof.numbers:
+                out[xy] = "reason"
+            if at == n - 1:
+                out[loss.x, loss.y] = "guess"
         return out
+
+    @property
+    def replay_move_shown(self) -> int | None:
+        """The move whose board a finished game shows (its last, until the replay steps)."""
+        if self.replay_at is not None:
+            return self.replay_at
+        return None if self.playing else self.game.moves
+
+    @property
+    def replay_words(self) -> str:
+        """What the replay bar says of the move it shows."""
+        n = self.game.moves
+        at = n if self.replay_at is None else self.replay_at
+        if at == 0:
+            return f"The first board (move 0 of {n})."
+        text = f"Move {at} of {n}: {_named(self.replay_move)}." if self.replay_move else ""
+        loss, proof = self.game.loss, self.loss_proof
+        if at == n - 1 and loss is not None and loss.safe_cell is not None and proof:
+            sx, sy = loss.safe_cell
+            text += (f" Next, the losing click at ({loss.x}, {loss.y}), while ({sx}, {sy}) was"
+                     f" provably safe: {proof.text}.")
+        return text
+
+    def cell(self, x: int, y: int, marks: dict[tuple[int, int], str]) -> CellView:
+        ch = self.game.rows[y][x]
+        a = self.analysis
+        if a is None or ch not in COVERED_CHARS or a.status[y][x] not in KNOWLEDGE_WORDS:
+            return CellView(x, y, ch, marks=marks.get((x, y), ""))
+        prow = a.probability[y]
+        return CellView(x, y, ch, a.status[y][x], None if prow is None else prow[x],
+                        marks.get((x, y), ""))
 
     def rows(self) -> Iterator[list[CellView]]:
         """Every cell, row by row."""
         marks = self.marks()
-        for y, row in enumerate(self.game.rows):
-            yield [CellView(x, y, ch, marks=marks.get((x, y), "")) for x, ch in enumerate(row)]
+        for y in range(self.game.rules.height):
+            yield [self.cell(x, y, marks) for x in range(self.game.rules.width)]
 
-    def cells(self, changed: Sequence[tuple[int, int]]) -> list[CellView]:
+    def cells(self, changed: Iterable[tuple[int, int]]) -> list[CellView]:
         """The cells at ``changed``, as drawn now."""
         marks = self.marks()
-        rows = self.game.rows
-        return [CellView(x, y, rows[y][x], marks=marks.get((x, y), "")) for x, y in changed]
+        return [self.cell(x, y, marks) for x, y in changed]
+
+
+def _named(move: str) -> str:
+    """``reveal 3 4`` as ``reveal (3, 4)``."""
+    kind, _, xy = move.partition(" ")
+    return f"{kind} ({xy.replace(' ', ', ')})" if xy else move
+
+
+def _on(flag: bool) -> str:
+    """A checkbox's value in a form: present when on."""
+    return "on" if flag else ""
 
 
 def changed_cells(before: Sequence[str], after: Sequence[str]) -> list[tuple[int, int]]:

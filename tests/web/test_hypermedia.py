@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from html.parser import HTMLParser
+from pathlib import Path
 
-from tests.web.conftest import Server
+import httpx
+from playwright.sync_api import Browser, expect
+
+from tests.web.conftest import Server, open_page
+from tests.web.pagekit import board_rows, wait_for_moves
 
 
 class Cells(HTMLParser):
@@ -73,3 +78,82 @@ def test_a_finished_game_reads_with_no_script(server: Server) -> None:
     banner = page.by_id["banner"]
     assert "hidden" not in banner
     assert ("The player won." if played["status"] == "won" else "The player lost.") in html
+
+
+def played_as_player(server: Server) -> tuple[httpx.Client, str]:
+    """A game started the way the page starts one (the form), in a client that keeps its
+    cookies as a browser does; returns the client and the game's id."""
+    browser = httpx.Client(base_url=server.url, timeout=60)
+    answer = browser.post("/games", data={"width": "30", "height": "16", "mines": "99",
+                                          "seed": "41", "question_marks": "on"},
+                          headers={"HX-Request": "true"})
+    assert answer.status_code == 204
+    gid = answer.headers["HX-Redirect"].removeprefix("/games/")
+    cookie = answer.headers["set-cookie"]
+    assert f"Path=/games/{gid}" in cookie and "HttpOnly" in cookie
+    assert "SameSite=strict" in cookie or "SameSite=Strict" in cookie
+    return browser, gid
+
+
+def test_a_reveal_that_opens_one_cell_answers_that_cell_and_the_counters(server: Server) -> None:
+    browser, gid = played_as_player(server)
+    try:
+        # A first click with first_click=safe opens its own cell only when that shows a
+        # number; the seed is chosen so that (15, 8) does.
+        answer = browser.post(f"/games/{gid}/reveal", data={"x": "15", "y": "8", "version": "0"})
+        assert answer.status_code == 200
+        game = server.game(gid)
+        assert game["board"][8][15] in "12345678" and sum(
+            ch != "#" for row in game["board"] for ch in row) == 1, "seed 41 opens one cell"
+        page = parse(answer.text)
+        assert list(page.state) == [(15, 8)]  # that cell, and no other
+        assert page.state[15, 8] == game["board"][8][15]
+        assert 'id="board"' not in answer.text
+        for part in ("moves", "timer", "game-state"):
+            assert part in page.by_id and page.by_id[part]["hx-swap-oob"] == "true", part
+        assert page.by_id["game-state"]["data-moves"] == "1"
+        assert len(answer.content) < 2000, len(answer.content)
+    finally:
+        browser.close()
+
+
+def test_only_the_player_moves_and_never_from_another_site(server: Server) -> None:
+    browser, gid = played_as_player(server)
+    try:
+        # another site's page posting with the player's cookie (as an older browser would
+        # send it): refused, nothing changes
+        refused = browser.post(f"/games/{gid}/reveal", data={"x": "1", "y": "1"},
+                               headers={"Origin": "https://elsewhere.example"})
+        assert refused.status_code == 403
+        refused = browser.post(f"/games/{gid}/flag", data={"x": "1", "y": "1"},
+                               headers={"Sec-Fetch-Site": "cross-site"})
+        assert refused.status_code == 403
+        # a watcher (no cookie) is told it watches
+        watcher = server.http.post(f"/games/{gid}/reveal", data={"x": "1", "y": "1"})
+        assert watcher.status_code == 401 and "only its player can move" in watcher.text
+        assert server.game(gid)["moves"] == 0
+    finally:
+        browser.close()
+
+
+def test_a_spectator_sees_a_move_made_on_another_server_process(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Two server processes on one store: the spectator's page is served (and streamed)
+    by one, the move is made on the other, and arrives through the event stream."""
+    with Server(tmp_path) as a, Server(tmp_path) as b, \
+            open_page(browser, a) as page:
+        game = b.post("/api/games", {"width": 16, "height": 16, "mines": 40, "seed": 5})
+        gid = game["id"]
+        page.goto(f"/games/{gid}")
+        page.wait_for_selector(f'#board[data-game-id="{gid}"][data-role="spectator"]')
+        page.evaluate("window.__sameDocument = true")
+        page.wait_for_timeout(500)  # the stream is open
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        played = b.post(f"/api/games/{gid}/reveal", {"x": 8, "y": 8})
+        wait_for_moves(page, 1)
+        assert board_rows(page) == played["board"]
+        expect(page.locator("#moves")).to_have_text("1")
+        assert page.evaluate("window.__sameDocument === true")
+        assert requests == []  # no request: the move came down the open stream
