@@ -244,7 +244,8 @@ function start() {
   if (token && game().gameId) ajax("POST", `/games/${game().gameId}/player`, { values: { token } });
   if (token) history.replaceState(null, "", location.pathname);
   sync();
+  document.documentElement.classList.add("live"); // the board takes clicks from now on
 }
 
-if (document.readyState === "complete") start();
-else window.addEventListener("load", start);
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+else start();

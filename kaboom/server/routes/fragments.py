@@ -113,11 +113,19 @@ def everything(view: GameView) -> str:
     return "".join(part(name, view) for name in PARTS) + part("board", view)
 
 
+def _clock(view: GameView) -> tuple[bool, int | None]:
+    """What the page's clock needs anew: whether it runs, and where it stopped."""
+    running = view.playing and view.started
+    return running, None if running else view.game.elapsed_ms()
+
+
 def changes(before: GameView, after: GameView, page_version: int | None) -> str:
     """What differs between two views of a game, as out-of-band swaps: every changed cell
     and part, or the whole board when the page shows another version than ``before``."""
     out = []
     for name in PARTS:
+        if name == "timer" and _clock(before) == _clock(after):
+            continue  # the page ticks the clock on by itself
         drawn = part(name, after)
         if drawn != part(name, before):
             out.append(drawn)
