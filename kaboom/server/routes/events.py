@@ -67,7 +67,6 @@ async def events(game_id: GameId, request: Request, service: ServiceDep,
     game = await asyncio.to_thread(service.get, game_id)  # 404 before the stream starts
     if (release_turn := request.scope.get(RELEASE_TURN)) is not None:
         release_turn()  # a stream holds up none of the client's other requests
-    request.state.long_poll = True  # timed apart in the metrics: its seconds are a wait
     role = role_of(game, player_token(request))
     return StreamingResponse(
         stream(request, service, game_id, version, role, client_of(request), page),
