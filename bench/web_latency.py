@@ -13,6 +13,9 @@ records, inside the page:
 
     python bench/web_latency.py                          # Expert and 100x100, 200 clicks each
     python bench/web_latency.py --sizes 30x16/99 --clicks 100 --json bench/results/web.json
+    python bench/web_latency.py --before /work/before     # that checkout too, paired seeds
+
+``bytes`` is the body of each reveal's answer (Resource Timing's ``encodedBodySize``).
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ PROBE = """() => {
           server: last ? last.responseStart - last.requestStart : null,
           response_end: last ? last.responseEnd - t0 : null,
           request_start: last ? last.startTime - t0 : null,
+          bytes: last ? last.encodedBodySize : null,
           patched,
         });
         performance.clearResourceTimings();
@@ -141,10 +145,11 @@ def measure(page: Page, http: httpx.Client, size: str, clicks: int, seed: int
     page_share = [s["total"] - s["server"] for s in samples if s["server"] is not None]
     apply = [s["patched"] - s["response_end"] for s in samples if s["response_end"] is not None]
     frame = [s["total"] - s["patched"] for s in samples]
+    sent = [float(s["bytes"]) for s in samples if s["bytes"]]
     return {"size": size, "games": games, "click_to_frame_ms": summary(total),
             "server_ms": summary(server), "page_ms": summary(page_share),
             "parse_and_patch_ms": summary(apply), "to_frame_ms": summary(frame),
-            "samples": samples}
+            "bytes_per_move": summary(sent), "samples": samples}
 
 
 def main() -> int:
@@ -155,41 +160,56 @@ def main() -> int:
     parser.add_argument("--url", help="an already running server (default: start one)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--before", type=Path,
+                        help="also measure the checkout in this folder (its .venv's kaboom),"
+                        " on the same seeds, in the same run")
     args = parser.parse_args()
     where = machine()  # before the server and the browser start
 
+    versions: list[tuple[str, list[str] | None]] = [("now", None)]
+    if args.before:
+        versions.insert(0, ("before", [str(args.before / ".venv" / "bin" / "kaboom")]))
     results = []
-    with tempfile.TemporaryDirectory(prefix="kaboom-web-bench-") as tmp, ExitStack() as stack:
-        url = args.url
-        if url is None:
-            # open long polls would hold a graceful shutdown: kill after 5 s; the
-            # bench's own server, so no creation limit to pace its games
-            url = stack.enter_context(
-                LiveServer(Path(tmp) / "bench.db", grace_s=5, **NO_CREATION_LIMITS)).url
-        http = stack.enter_context(httpx.Client(base_url=url, timeout=120))
-        http.get("/static/vendor/htmx.min.js").raise_for_status()
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=args.chromium, headless=True,
-                                         args=CHROMIUM_ARGS)
-            # the probe and Playwright's wait_for_function evaluate strings in the
-            # page, which the server's CSP (script-src 'self') forbids
-            page = browser.new_page(base_url=url, viewport={"width": 1280, "height": 900},
-                                    bypass_csp=True)
-            page.goto("/")
-            page.wait_for_selector("#board[data-game-id]")
-            for size in args.sizes:
-                results.append(measure(page, http, size, args.clicks, args.seed))
-            browser.close()
+    with tempfile.TemporaryDirectory(prefix="kaboom-web-bench-") as tmp, \
+            sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=args.chromium, headless=True,
+                                     args=CHROMIUM_ARGS)
+        for version, command in versions:
+            with ExitStack() as stack:
+                url = args.url
+                if url is None:
+                    # the bench's own server (killed after 5 s of graceful shutdown), with
+                    # no creation limit to pace its games
+                    server = LiveServer(Path(tmp) / f"{version}.db", grace_s=5,
+                                        **NO_CREATION_LIMITS)
+                    server.command = command or server.command
+                    url = stack.enter_context(server).url
+                http = stack.enter_context(httpx.Client(base_url=url, timeout=120))
+                http.get("/static/vendor/htmx.min.js").raise_for_status()
+                # the probe and Playwright's wait_for_function evaluate strings in the
+                # page, which the server's CSP (script-src 'self') forbids
+                page = browser.new_page(base_url=url, viewport={"width": 1280, "height": 900},
+                                        bypass_csp=True)
+                page.goto("/")
+                page.wait_for_selector("#board[data-game-id]")
+                for size in args.sizes:
+                    results.append({"version": version,
+                                    **measure(page, http, size, args.clicks, args.seed)})
+                page.close()
+        browser.close()
 
     columns = [("click→frame", "click_to_frame_ms"), ("server", "server_ms"),
                ("page", "page_ms"), ("parse+patch", "parse_and_patch_ms"),
                ("→frame", "to_frame_ms")]
-    print(f"{'board':>13} {'n':>4} " + " ".join(f"{name + ' p50/p99':>20}" for name, _ in columns)
-          + "  (ms)")
+    print(f"{'':>6} {'board':>13} {'n':>4} "
+          + " ".join(f"{name + ' p50/p99':>20}" for name, _ in columns)
+          + f" {'bytes p50/p99':>16}  (ms)")
     for r in results:
         cells = [f"{r[key]['p50']:.1f} / {r[key]['p99']:.1f}" for _, key in columns]
-        print(f"{r['size']:>13} {r['click_to_frame_ms']['n']:>4} "
-              + " ".join(f"{c:>20}" for c in cells))
+        sent = r["bytes_per_move"]
+        print(f"{r['version']:>6} {r['size']:>13} {r['click_to_frame_ms']['n']:>4} "
+              + " ".join(f"{c:>20}" for c in cells)
+              + f" {sent['p50']:>7.0f} / {sent['p99']:<6.0f}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"machine": where, "results": results}, indent=2))

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
@@ -69,6 +70,9 @@ class LiveServer:
         **settings: object,
     ) -> None:
         self.db = db
+        self.command: Sequence[str] = (sys.executable, "-m", "kaboom")
+        """The ``kaboom`` command to start (set it to another checkout's before :meth:`start`
+        to compare two versions)."""
         self.workers = workers
         self.grace_s = grace_s
         """How long :meth:`stop` waits for a graceful shutdown before it kills: open long
@@ -84,7 +88,7 @@ class LiveServer:
     def start(self) -> Self:
         self.proc = subprocess.Popen(
             [
-                sys.executable, "-m", "kaboom", "serve",
+                *self.command, "serve",
                 "--port", str(self.port),
                 "--db", str(self.db),
                 "--workers", str(self.workers),

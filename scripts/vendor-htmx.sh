@@ -1,33 +1,42 @@
 #!/usr/bin/env bash
-# Vendors htmx into kaboom/web/vendor/ (package data of the wheel): ./scripts/vendor-htmx.sh 2.0.11
-# Only updating htmx needs npm: `npm pack` fetches the registry's htmx.org package; this copies
-# dist/htmx.min.js and its licence and records the version, the tarball's integrity and the
-# file's sha256 in kaboom/web/vendor/vendored.json, which a test checks against the file.
+# Vendors htmx and its SSE extension into kaboom/web/vendor/ (package data of the wheel):
+#   ./scripts/vendor-htmx.sh 2.0.11 2.2.4      # htmx.org's version, then htmx-ext-sse's
+# Only updating them needs npm: `npm pack` fetches each package from the registry; this copies
+# its minified file and licence and records the version, the tarball's integrity and the
+# file's sha256 in kaboom/web/vendor/vendored.json, which a test checks against the files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-version=${1:?usage: $0 VERSION}
+htmx=${1:?usage: $0 HTMX_VERSION SSE_VERSION}
+sse=${2:?usage: $0 HTMX_VERSION SSE_VERSION}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && npm pack --silent --json "htmx.org@$version" >pack.json && tar xzf htmx.org-*.tgz)
-cp "$tmp/package/dist/htmx.min.js" kaboom/web/vendor/htmx.min.js
-cp "$tmp/package/LICENSE" kaboom/web/vendor/htmx.LICENSE
-python3 - "$tmp/pack.json" <<'PY'
+# package@version, file in the tarball, name here, licence name here
+vendor() {
+  mkdir "$tmp/$3" && (cd "$tmp/$3" && npm pack --silent --json "$1" >pack.json && tar xzf ./*.tgz)
+  cp "$tmp/$3/package/$2" "kaboom/web/vendor/$3"
+  cp "$tmp/$3/package/LICENSE" "kaboom/web/vendor/$4"
+}
+vendor "htmx.org@$htmx" dist/htmx.min.js htmx.min.js htmx.LICENSE
+vendor "htmx-ext-sse@$sse" dist/sse.min.js sse.min.js sse.LICENSE
+python3 - "$tmp" <<'PY'
 import hashlib, json, sys
 from pathlib import Path
 
-pack = json.loads(Path(sys.argv[1]).read_text())[0]
-meta = json.loads((Path(sys.argv[1]).with_name("package") / "package.json").read_text())
-record = {
-    "htmx.min.js": {
-        "package": "npm:htmx.org",
+record = {}
+for name, file, licence in [("htmx.min.js", "dist/htmx.min.js", "htmx.LICENSE"),
+                            ("sse.min.js", "dist/sse.min.js", "sse.LICENSE")]:
+    where = Path(sys.argv[1]) / name
+    pack = json.loads((where / "pack.json").read_text())[0]
+    meta = json.loads((where / "package" / "package.json").read_text())
+    record[name] = {
+        "package": f"npm:{pack['name']}",
         "version": pack["version"],
-        "file": "dist/htmx.min.js",
-        "license": meta["license"],
-        "license_file": "htmx.LICENSE",
+        "file": file,
+        "license": meta.get("license", "0BSD"),
+        "license_file": licence,
         "tarball_integrity": pack["integrity"],
-        "sha256": hashlib.sha256(Path("kaboom/web/vendor/htmx.min.js").read_bytes()).hexdigest(),
+        "sha256": hashlib.sha256(Path("kaboom/web/vendor", name).read_bytes()).hexdigest(),
     }
-}
+    print(f"{pack['name']} {pack['version']} vendored ({record[name]['license']})")
 Path("kaboom/web/vendor/vendored.json").write_text(json.dumps(record, indent=2) + "\n")
-print(f"htmx {pack['version']} vendored ({meta['license']})")
 PY

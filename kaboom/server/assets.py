@@ -1,4 +1,4 @@
-"""The page, htmx and the API docs: files shipped inside the installed packages.
+"""The page's files, htmx and the API docs: files shipped inside the installed packages.
 
 Everything is found next to the imported modules, so a wheel installed anywhere serves the
 same files as a checkout, with no Node and no network. ``kaboom/web/`` holds the page and the
@@ -21,7 +21,7 @@ import kaboom.web
 __all__ = ["DOCS_ASSETS", "HTMX", "WEB", "add_asset_routes"]
 
 WEB = Path(kaboom.web.__file__).parent
-"""The page: HTML, CSS, ES modules, and ``vendor/`` (htmx, pinned in ``vendored.json``)."""
+"""The page: its templates, CSS, scripts, and ``vendor/`` (htmx, pinned in ``vendored.json``)."""
 HTMX = WEB / "vendor" / "htmx.min.js"
 DOCS_ASSETS = Path(fastapi_offline.__file__).parent / "static"
 """Swagger UI's ``swagger-ui-bundle.js`` and ``swagger-ui.css``."""
@@ -45,21 +45,17 @@ class _Assets(StaticFiles):
 
 
 def add_asset_routes(app: FastAPI) -> None:
-    """Serves the page at ``/`` and ``/games/{id}``, ``kaboom/web/`` at ``/static`` and the API
-    docs at ``/docs`` (its scripts from ``/docs-assets`` and ``/static``: no inline script).
+    """Serves ``kaboom/web/`` at ``/static`` (the page itself is rendered by
+    :mod:`kaboom.server.routes.pages`) and the API docs at ``/docs`` (its scripts from
+    ``/docs-assets`` and ``/static``: no inline script).
 
     Fails at start-up, not on the first request, when a file is missing from the install.
     """
-    index, docs = WEB / "index.html", WEB / "api-docs.html"
-    needed = [index, docs, HTMX, DOCS_ASSETS / "swagger-ui-bundle.js"]
+    docs = WEB / "api-docs.html"
+    needed = [WEB / "templates" / "page.html", docs, HTMX, DOCS_ASSETS / "swagger-ui-bundle.js"]
     missing = [str(p) for p in needed if not p.is_file()]
     if missing:
         raise RuntimeError(f"the kaboom install is incomplete, missing: {', '.join(missing)}")
-
-    @app.get("/", include_in_schema=False)
-    @app.get("/games/{game_id}", include_in_schema=False)
-    async def page(game_id: str | None = None) -> Response:
-        return FileResponse(index, headers=_NO_CACHE)
 
     @app.get("/docs", include_in_schema=False)
     async def api_docs() -> Response:

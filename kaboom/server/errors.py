@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from kaboom.solver.errors import IllegalMoveError, KaboomError
+from kaboom.solver.errors import (
+    BudgetExceededError,
+    IllegalMoveError,
+    InvalidMoveError,
+    InvalidPositionError,
+    KaboomError,
+)
 
 __all__ = [
     "ConflictError",
@@ -15,6 +21,7 @@ __all__ = [
     "StoreConnectionLostError",
     "StoreFullError",
     "StoreUnavailableError",
+    "status_of",
 ]
 
 
@@ -68,3 +75,25 @@ class StoreConnectionLostError(StoreUnavailableError):
 class StoreFullError(KaboomError, RuntimeError):
     """Raised when the store's disk is full: nothing new can be stored, and what is stored
     can still be read (507)."""
+
+
+# Most specific first: each error class is answered with one status code.
+_STATUS: list[tuple[type[KaboomError], int]] = [
+    (GameNotFoundError, 404),
+    (MissingTokenError, 401),
+    (NotPlayerError, 403),
+    (ConflictError, 409),
+    (IllegalMoveError, 409),
+    (InvalidMoveError, 422),
+    (InvalidPositionError, 409),
+    (ServerFullError, 503),
+    (RateLimitedError, 429),
+    (BudgetExceededError, 503),
+    (StoreUnavailableError, 503),
+    (StoreFullError, 507),
+]
+
+
+def status_of(exc: KaboomError) -> int:
+    """The HTTP status that answers ``exc``, for the JSON API and the page alike."""
+    return next((code for cls, code in _STATUS if isinstance(exc, cls)), 400)

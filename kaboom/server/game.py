@@ -255,7 +255,8 @@ class Referee:
         around = list(neighbours(x, y, game.rules.width, game.rules.height))
         flags = sum(1 for cx, cy in around if game.rows[cy][cx] == "F")
         if flags != n:
-            raise IllegalMoveError(f"({x}, {y}) shows {n} but has {flags} flags around it")
+            raise IllegalMoveError(f"a chord on ({x}, {y}) needs exactly {n} flag"
+                                   f"{'' if n == 1 else 's'}; it has {flags}")
         targets = [(cx, cy) for cx, cy in around if game.rows[cy][cx] in ("#", "?")]
         if not targets:
             raise IllegalMoveError(f"({x}, {y}) has no covered unflagged neighbour to open")

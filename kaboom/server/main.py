@@ -24,50 +24,18 @@ from kaboom.server.edge import (
     trusted_proxies,
     validation_error,
 )
-from kaboom.server.errors import (
-    ConflictError,
-    GameNotFoundError,
-    MissingTokenError,
-    NotPlayerError,
-    RateLimitedError,
-    ServerFullError,
-    StoreFullError,
-    StoreUnavailableError,
-)
+from kaboom.server.errors import RateLimitedError, status_of
 from kaboom.server.metrics import RequestMetrics, sample_process_forever
 from kaboom.server.openapi import KaboomApp
 from kaboom.server.request_rate import RequestRate, RequestWindows
-from kaboom.server.routes import api
+from kaboom.server.routes import api, events, pages, play
 from kaboom.server.service import GameService
 from kaboom.server.store import open_store
-from kaboom.solver.errors import (
-    BudgetExceededError,
-    IllegalMoveError,
-    InvalidMoveError,
-    InvalidPositionError,
-    KaboomError,
-)
+from kaboom.solver.errors import KaboomError
 
 __all__ = ["create_app"]
 
 log = logging.getLogger("kaboom")
-
-# Most specific first: each error class is answered with one status code.
-_STATUS: list[tuple[type[KaboomError], int]] = [
-    (GameNotFoundError, 404),
-    (MissingTokenError, 401),
-    (NotPlayerError, 403),
-    (ConflictError, 409),
-    (IllegalMoveError, 409),
-    (InvalidMoveError, 422),
-    (InvalidPositionError, 409),
-    (ServerFullError, 503),
-    (RateLimitedError, 429),
-    (BudgetExceededError, 503),
-    (StoreUnavailableError, 503),
-    (StoreFullError, 507),
-]
-
 
 def create_app(settings: Settings | None = None,
                windows: RequestWindows | None = None) -> FastAPI:
@@ -115,6 +83,9 @@ def create_app(settings: Settings | None = None,
     )
     app.include_router(api.router)
     app.include_router(api.operations)
+    app.include_router(pages.router)
+    app.include_router(play.router)
+    app.include_router(events.router)
 
     # The last added is the outermost: headers on every answer, including the guard's
     # refusals, and every answer counted.
@@ -132,7 +103,7 @@ def create_app(settings: Settings | None = None,
 
     @app.exception_handler(KaboomError)
     async def kaboom_error(request: Request, exc: KaboomError) -> JSONResponse:
-        code = next((c for cls, c in _STATUS if isinstance(exc, cls)), 400)
+        code = status_of(exc)
         headers = None
         if isinstance(exc, RateLimitedError):
             headers = {"Retry-After": str(max(1, round(exc.retry_after)))}

@@ -6,6 +6,7 @@ authorized before it queues for the game's solver turn, with no read of the stor
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import threading
@@ -58,3 +59,11 @@ class Players:
                 if len(self._hashes) > _KNOWN_PLAYERS:
                     self._hashes.popitem(last=False)
         check_player(player_hash, token)
+
+    async def admit(self, game_id: str, token: str | None) -> None:
+        """:meth:`authorize` before a request queues for the game's turn, reading the
+        store (off the event loop) only the first time this process sees the game."""
+        if self.knows(game_id):
+            self.authorize(game_id, token)
+        else:
+            await asyncio.to_thread(self.authorize, game_id, token)

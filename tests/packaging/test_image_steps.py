@@ -185,7 +185,8 @@ def test_the_context_is_only_what_the_wheel_is_built_from(image: Image) -> None:
 
 def test_the_wheel_holds_the_whole_game(image: Image) -> None:
     names = set(zipfile.ZipFile(image.wheel()).namelist())
-    for name in ("web/index.html", "web/kaboom.js", "web/vendor/htmx.min.js",
+    for name in ("web/templates/page.html", "web/templates/_game.html", "web/kaboom.js",
+                 "web/vendor/htmx.min.js", "web/vendor/sse.min.js",
                  "web/vendor/htmx.LICENSE", "web/api-docs.html", "web/api-docs.js",
                  "server/assets.py", "solver/knowledge.py", "cli.py"):
         assert f"kaboom/{name}" in names, name

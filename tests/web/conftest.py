@@ -41,8 +41,7 @@ class Server(LiveServer):
         """The analysis, as the game's player: this test's token, or the one the page
         keeps for a game it started."""
         if game_id not in self.tokens and page is not None:
-            self.tokens[game_id] = page.evaluate(
-                "(id) => JSON.parse(localStorage.getItem('kaboom.player-tokens'))[id]", game_id)
+            self.tokens[game_id] = page_token(page, game_id)
         analysis: dict[str, Any] = self.http.get(
             f"/api/games/{game_id}/analysis", headers=self._player(game_id)
         ).raise_for_status().json()
@@ -66,6 +65,13 @@ class Server(LiveServer):
     def _player(self, game_id: str) -> dict[str, str]:
         token = self.tokens.get(game_id)
         return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def page_token(page: Page, game_id: str) -> str:
+    """The player token the page's browser keeps for a game it started: the HttpOnly
+    cookie of the game's path, which no script on the page can read."""
+    return next(c["value"] for c in page.context.cookies()
+                if c["name"] == "kaboom_player" and c["path"] == f"/games/{game_id}")
 
 
 @pytest.fixture(scope="session")

@@ -183,18 +183,20 @@ def test_unknown_game_link_starts_a_new_game(page: Page) -> None:
 def test_back_to_a_game_that_expired_replaces_it_and_keeps_forward(page: Page) -> None:
     """Back to a game the server no longer has starts a new game in that entry of the
     history: it was pushed instead, so Forward never reached the later game again and
-    each Back made one more game."""
+    each Back made one more game.  (The server answers such a link with a redirect to the
+    new game, which takes the link's place in the history.)"""
     page.goto("/")
     first = new_game(page, "beginner", seed=5)
     later = new_game(page, "beginner", seed=6)
-    page.route(f"**/api/games/{first}", lambda route: route.fulfill(
-        status=404, content_type="application/json", body='{"detail": "no such game"}'))
+    page.route(f"**/games/{first}", lambda route: route.fulfill(
+        status=303, headers={"Location": "/games/no-such-game"}))
     page.go_back()
     page.wait_for_function(
         "(old) => { const id = document.querySelector('#board').dataset.gameId;"
         " return id && !old.includes(id); }", arg=[first, later])
     fresh = game_id(page)
     assert page.url.endswith(f"/games/{fresh}")
+    expect(page.locator("#message")).to_contain_text("does not exist")
     page.go_forward()
     page.wait_for_function(f"document.querySelector('#board').dataset.gameId === '{later}'")
     page.go_back()

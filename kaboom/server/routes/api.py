@@ -135,15 +135,6 @@ def moves(
     return MovesOut.of(game, offset, page)
 
 
-async def _authorize(service: GameService, game_id: str, token: str | None) -> None:
-    """The player check before a request queues for the game's turn; it reads the store
-    (off the event loop) only the first time this process sees the game."""
-    if service.players.knows(game_id):
-        service.players.authorize(game_id, token)
-    else:
-        await run_in_threadpool(service.players.authorize, game_id, token)
-
-
 def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
     """The route for one kind of move (the four differ only in the kind)."""
     async def play(
@@ -151,7 +142,7 @@ def _move(kind: MoveKind) -> Callable[..., Awaitable[Response]]:
         request: Request,
     ) -> Response:
         move = Move(kind, body.x, body.y)
-        await _authorize(service, game_id, token)
+        await service.players.admit(game_id, token)
 
         def run(budget: Budget) -> Response:
             return _json(_game(service, service.play(game_id, move, token, budget)))
@@ -182,7 +173,7 @@ async def undo(
     game_id: GameId, service: ServiceDep, token: PlayerToken, request: Request
 ) -> Response:
     """Takes back the last move (after a loss, or in a debug game); marks it assisted."""
-    await _authorize(service, game_id, token)
+    await service.players.admit(game_id, token)
     return await service.gate.run(
         game_id, None, lambda _: _json(_game(service, service.undo(game_id, token))),
         client_of(request), "undo",
@@ -194,7 +185,7 @@ async def analysis(
     game_id: GameId, service: ServiceDep, token: PlayerToken, request: Request
 ) -> Response:
     """Every covered cell's status and exact probability; marks the game assisted."""
-    await _authorize(service, game_id, token)
+    await service.players.admit(game_id, token)
 
     def run(budget: Budget) -> Response:
         return _json(AnalysisOut.of(service.assistant.analyse(game_id, token, budget)[1]))
@@ -233,7 +224,7 @@ async def hint(
 ) -> Response:
     """A proven safe cell with its proof, or the best odds when the next click is a
     forced guess; only the player may ask, and it marks the game assisted."""
-    await _authorize(service, game_id, token)
+    await service.players.admit(game_id, token)
     return await service.gate.run(
         game_id,
         service.settings.analysis_budget_s,

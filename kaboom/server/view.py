@@ -1,0 +1,273 @@
+"""What the page shows of a game, in words: cell names, badges, the banner, the status.
+
+The templates (``kaboom/web/templates/``) lay these out; the HTML routes and any later page
+(an analyser) render a game through :class:`GameView`, so a rule of what is shown is
+written once, here, and never in the browser.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from kaboom.server.assistance import Analysis
+from kaboom.server.game import Game
+from kaboom.solver.position import COVERED_CHARS, GameStatus, LossReason
+from kaboom.solver.proof import Proof
+from kaboom.solver.simulator import PRESETS
+
+__all__ = ["PRESET_LABELS", "CellView", "GameView", "Role", "cell_label", "percent", "preset_of"]
+
+Role = Literal["player", "spectator"]
+
+_WORDS = {
+    "#": "covered",
+    "F": "flagged",
+    "?": "question mark",
+    "0": "no mines around",
+    "X": "the mine that exploded",
+    "*": "a mine",
+    "!": "a wrong flag",
+}
+KNOWLEDGE_WORDS = {"s": "safe", "m": "mine", "u": "unknown"}
+
+PRESET_LABELS = {"beginner": "Beginner", "intermediate": "Intermediate", "expert": "Expert"}
+"""The presets the page offers, in its order, with their names for people."""
+
+_REASONS = {
+    LossReason.CERTAIN_MINE: "that cell was certainly a mine; the open numbers prove it.",
+    LossReason.GUESS_WHILE_SAFE: "you guessed while a safe cell existed, and Kaboom punishes"
+    " that.",
+    LossReason.OUTSIDE_GUESS: "a guess outside the frontier while frontier cells were still"
+    " undecided.",
+    LossReason.FORCED_GUESS: "no safe cell existed, so it was a forced guess, and the fair odds"
+    " went against you.",
+}
+
+
+def percent(p: float) -> str:
+    """A probability in [0, 1] as a percentage for people."""
+    value = p * 100
+    if value in (0, 100):
+        return f"{value:g} %"
+    return f"{value:.{2 if value < 1 or value > 99 else 1}f} %"
+
+
+def cell_label(x: int, y: int, ch: str, knowledge: str | None = None,
+               p: float | None = None) -> str:
+    """A cell's name for screen readers: ``row 3, column 5: 2`` (counted from 0)."""
+    text = f"row {y}, column {x}: {_WORDS.get(ch, ch)}"
+    if knowledge:
+        text += f", {KNOWLEDGE_WORDS[knowledge]}"
+    if p is not None:
+        text += f", {percent(p)} mine"
+    return text
+
+
+def preset_of(width: int, height: int, mines: int) -> str | None:
+    """The preset with this size and mine count, or None for a custom game."""
+    for name in PRESET_LABELS:
+        if PRESETS[name] == (width, height, mines):
+            return name
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CellView:
+    """One cell as drawn: its board character and, in a debug game, the solver's view."""
+
+    x: int
+    y: int
+    state: str
+    knowledge: str | None = None
+    p: float | None = None
+    marks: str = ""
+    """Extra classes: ``proof`` (the loss's safe cell), ``reason``, ``hint``, ``guess``."""
+
+    @property
+    def label(self) -> str:
+        return cell_label(self.x, self.y, self.state, self.knowledge, self.p)
+
+    @property
+    def shade(self) -> int | None:
+        """The probability in tenths, for the overlay's heat map (CSS cannot read data-p)."""
+        return None if self.p is None else round(self.p * 10)
+
+    @property
+    def title(self) -> str | None:
+        if self.knowledge is None:
+            return None
+        words = f"({self.x}, {self.y}) {KNOWLEDGE_WORDS[self.knowledge]}"
+        return words if self.p is None else f"{words}: {percent(self.p)} mine"
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    """A game as one viewer's page shows it."""
+
+    game: Game
+    move_limit: int
+    role: Role
+    loss_proof: Proof | None = None
+    """The proof of the loss's safe cell, when the game was lost by ignoring one."""
+    analysis: Analysis | None = None
+    """The debug overlay's analysis of this very board, when it is drawn."""
+    note: str = ""
+    """A sticky note for the message line (a link to a game that is gone)."""
+    replay_at: int | None = None
+    """The move a finished game's replay shows (``game.rows`` are then that board)."""
+    replay_move: str = ""
+    """The move that led to the replay's board (``reveal 3 4``)."""
+
+    @property
+    def preset(self) -> str | None:
+        r = self.game.rules
+        return preset_of(r.width, r.height, r.mines)
+
+    @property
+    def same_board(self) -> dict[str, object] | None:
+        """The new-game fields of this game's board again (once its seed is public)."""
+        r = self.game.rules
+        if self.seed is None:
+            return None
+        return {"width": r.width, "height": r.height, "mines": r.mines,
+                "first_click": r.first_click, "forced_guess": r.forced_guess,
+                "outside_guess": _on(r.outside_guess), "question_marks": _on(r.question_marks),
+                "debug": _on(r.debug), "seed": str(self.seed)}
+
+    @property
+    def playing(self) -> bool:
+        return self.game.status is GameStatus.PLAYING
+
+    @property
+    def status_text(self) -> str:
+        if self.playing:
+            return "Playing" if self.role == "player" else "Watching"
+        return "Won" if self.game.status is GameStatus.WON else "Lost"
+
+    @property
+    def started(self) -> bool:
+        """The clock runs from the first reveal."""
+        return self.game.started_at is not None
+
+    @property
+    def seed(self) -> int | None:
+        """The seed others may replay: shown once public."""
+        return self.game.rules.seed if self.game.seed_shown else None
+
+    @property
+    def badges(self) -> list[str]:
+        r, g = self.game.rules, self.game
+        words = [f"{r.width}×{r.height}, {r.mines} mines"]
+        if r.first_click == "opening":
+            words.append("opening")
+        if r.forced_guess == "fair":
+            words.append("fair guesses")
+        if r.outside_guess:
+            words.append("outside guesses forced")
+        if not r.question_marks:
+            words.append("no ?")
+        left = self.move_limit - g.moves
+        if self.playing and left <= self.move_limit / 10:
+            words.append(f"{left} move{'' if left == 1 else 's'} left")
+        return words
+
+    @property
+    def loss_words(self) -> str:
+        loss = self.game.loss
+        if loss is None:
+            return ""
+        why = _REASONS.get(loss.reason)
+        return f"Boom at ({loss.x}, {loss.y}): {why}" if why else f"Boom at ({loss.x}, {loss.y})."
+
+    @property
+    def won_words(self) -> str:
+        g = self.game
+        text = f"{g.elapsed_ms() / 1000:.1f} s, {g.moves} moves"
+        if g.forced_guesses:
+            text += f", {g.forced_guesses} forced guess{'es' if g.forced_guesses > 1 else ''}"
+        return text + (". Assisted, so not counted in statistics." if g.assisted else ".")
+
+    def marks(self) -> dict[tuple[int, int], str]:
+        """Classes drawn on cells by the game itself: the loss's safe cell and, once its
+        proof is known, the numbers that prove it; on the replay's board before the losing
+        click, that click too."""
+        out: dict[tuple[int, int], str] = {}
+        loss, n = self.game.loss, self.game.moves
+        at = n if self.replay_at is None else self.replay_at
+        if loss is None or loss.safe_cell is None or at < n - 1:
+            return out
+        out[loss.safe_cell] = "proof"
+        if self.loss_proof is not None:
+            for xy, _ in self.loss_proof.numbers:
+                out[xy] = "reason"
+            if at == n - 1:
+                out[loss.x, loss.y] = "guess"
+        return out
+
+    @property
+    def replay_move_shown(self) -> int | None:
+        """The move whose board a finished game shows (its last, until the replay steps)."""
+        if self.replay_at is not None:
+            return self.replay_at
+        return None if self.playing else self.game.moves
+
+    @property
+    def replay_words(self) -> str:
+        """What the replay bar says of the move it shows."""
+        n = self.game.moves
+        at = n if self.replay_at is None else self.replay_at
+        if at == 0:
+            return f"The first board (move 0 of {n})."
+        text = f"Move {at} of {n}: {_named(self.replay_move)}." if self.replay_move else ""
+        loss, proof = self.game.loss, self.loss_proof
+        if at == n - 1 and loss is not None and loss.safe_cell is not None and proof:
+            sx, sy = loss.safe_cell
+            text += (f" Next, the losing click at ({loss.x}, {loss.y}), while ({sx}, {sy}) was"
+                     f" provably safe: {proof.text}.")
+        return text
+
+    def cell(self, x: int, y: int, marks: dict[tuple[int, int], str]) -> CellView:
+        ch = self.game.rows[y][x]
+        a = self.analysis
+        if a is None or ch not in COVERED_CHARS or a.status[y][x] not in KNOWLEDGE_WORDS:
+            return CellView(x, y, ch, marks=marks.get((x, y), ""))
+        prow = a.probability[y]
+        return CellView(x, y, ch, a.status[y][x], None if prow is None else prow[x],
+                        marks.get((x, y), ""))
+
+    def rows(self) -> Iterator[list[CellView]]:
+        """Every cell, row by row."""
+        marks = self.marks()
+        for y in range(self.game.rules.height):
+            yield [self.cell(x, y, marks) for x in range(self.game.rules.width)]
+
+    def cells(self, changed: Iterable[tuple[int, int]]) -> list[CellView]:
+        """The cells at ``changed``, as drawn now."""
+        marks = self.marks()
+        return [self.cell(x, y, marks) for x, y in changed]
+
+
+def _named(move: str) -> str:
+    """``reveal 3 4`` as ``reveal (3, 4)``."""
+    kind, _, xy = move.partition(" ")
+    return f"{kind} ({xy.replace(' ', ', ')})" if xy else move
+
+
+def _on(flag: bool) -> str:
+    """A checkbox's value in a form: present when on."""
+    return "on" if flag else ""
+
+
+def changed_cells(before: Sequence[str], after: Sequence[str]) -> list[tuple[int, int]]:
+    """The cells whose character differs between two boards of one size."""
+    out: list[tuple[int, int]] = []
+    for y, (a, b) in enumerate(zip(before, after, strict=True)):
+        if a != b:
+            out.extend((x, y) for x, (p, q) in enumerate(zip(a, b, strict=True)) if p != q)
+    return out
+
+
+def is_covered(ch: str) -> bool:
+    return ch in COVERED_CHARS
