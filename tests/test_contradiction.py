@@ -1,0 +1,89 @@
+"""Impossible positions explained, against brute force: the reason's numbers (and the
+count, when named) admit no layout, and dropping any one of them admits one."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kaboom.solver.contradiction import Contradiction, contradiction
+from kaboom.solver.position import Position
+from tests import oracle
+
+
+def assert_minimal(position: Position, reason: Contradiction) -> None:
+    numbers = [c for c, _ in reason.numbers]
+    for c, n in reason.numbers:
+        assert position.number(*c) == n
+    assert reason.minimal
+    assert not oracle.fits(position, numbers, reason.count), reason.text
+    for i in range(len(numbers)):
+        rest = numbers[:i] + numbers[i + 1 :]
+        assert oracle.fits(position, rest, reason.count), (
+            f"{reason.text}: does not need {numbers[i]}")
+    if reason.count is not None:
+        assert reason.count == position.mines
+        assert oracle.fits(position, numbers), f"{reason.text}: does not need the count"
+
+
+@st.composite
+def any_numbers(draw: st.DrawFn) -> Position:
+    """Small boards with numbers drawn at random, most of them impossible."""
+    width, height = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    rows = ["".join(draw(st.sampled_from("###F0123")) for _ in range(width))
+            for _ in range(height)]
+    return Position.from_rows(rows, draw(st.integers(0, width * height)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(position=any_numbers())
+def test_an_impossible_position_has_a_minimal_reason(position: Position) -> None:
+    possible = next(oracle.layouts(position), None) is not None
+    reason = contradiction(position)
+    assert (reason is None) == possible, position.to_text()
+    if reason is not None:
+        assert_minimal(position, reason)
+
+
+def test_a_number_with_too_few_cells() -> None:
+    position = Position.from_text("mines=1\n# 3\n1 #")
+    reason = contradiction(position)
+    assert reason == Contradiction((((1, 0), 3),), None, 2)
+    assert reason.text == "the 3 at (1, 0) cannot hold: it asks for 3 mines and has fewer" \
+        " covered cells"
+
+
+def test_numbers_that_cannot_all_hold() -> None:
+    position = Position.from_text(
+        """mines=2
+        # # # #
+        0 2 # #
+        0 0 1 #"""
+    )
+    reason = contradiction(position)
+    assert reason is not None and reason.count is None
+    assert [c for c, _ in reason.numbers] == [(0, 1), (1, 1), (1, 2)]
+    assert reason.text == "the 0 at (0, 1), the 2 at (1, 1) and the 0 at (1, 2) cannot all hold"
+    assert_minimal(position, reason)
+
+
+def test_the_count_with_numbers() -> None:
+    position = Position.from_text(
+        """mines=1
+        # 1 # # 1 #"""
+    )
+    reason = contradiction(position)
+    assert reason is not None and reason.count == 1
+    assert reason.text == "with 1 mine in all, the 1 at (1, 0) and the 1 at (4, 0) cannot" \
+        " both hold"
+    assert_minimal(position, reason)
+
+
+def test_the_count_alone() -> None:
+    reason = contradiction(Position.from_text("mines=3\n# 0\n# 0"))
+    assert reason == Contradiction((), 3, 2)
+    assert reason.text == "3 mines do not fit in the 2 covered cells"
+
+
+def test_a_possible_position_has_none() -> None:
+    assert contradiction(Position.from_text("mines=1\n# 1\n1 1")) is None
