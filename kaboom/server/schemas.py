@@ -11,9 +11,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from kaboom.server.assistance import Analysis, Hint, HintKind
+from kaboom.server.assistance import Hint, HintKind
 from kaboom.server.game import Game, Rules
 from kaboom.server.history import Replay
+from kaboom.solver.analysis import Analysis
 from kaboom.solver.position import GameStatus, LossReason
 from kaboom.solver.proof import Proof
 
@@ -252,7 +253,8 @@ class MovesOut(PageOut):
 
 
 class AnalysisOut(BaseModel):
-    """Every covered cell's status (``s``/``m``/``u``) and exact mine probability."""
+    """Every covered cell's status (``s`` safe, ``m`` mine, ``u`` unknown, ``?`` not
+    settled within the budget) and exact mine probability."""
 
     status: list[str]
     probability: list[list[float | None] | None]
@@ -261,18 +263,21 @@ class AnalysisOut(BaseModel):
     safe: int
     mines: int
     unknown: int
+    unsettled: int = Field(description="covered cells the budget did not settle (`?`)")
 
     @classmethod
     def of(cls, analysis: Analysis) -> AnalysisOut:
-        k = analysis.knowledge
+        status = analysis.status_rows()
+        count = {ch: sum(row.count(ch) for row in status) for ch in "smu?"}
         return cls(
-            status=analysis.status,
-            probability=analysis.probability,
+            status=status,
+            probability=analysis.probability_rows(),
             exact=analysis.exact,
-            complete=k.complete,
-            safe=len(k.safe),
-            mines=len(k.mines),
-            unknown=k.unknown_count + len(k.unresolved),
+            complete=analysis.complete,
+            safe=count["s"],
+            mines=count["m"],
+            unknown=count["u"],
+            unsettled=count["?"],
         )
 
 

@@ -131,8 +131,9 @@ class Knowledge:
         return Status.UNKNOWN
 
     def status_rows(self, position: Position) -> list[str]:
-        """Rows with ``s``/``m``/``u`` for covered cells and the board character elsewhere."""
-        safe, mines = self.safe, self.mines
+        """Rows with ``s``/``m``/``u`` for covered cells (``?`` for those the budget did
+        not settle) and the board character elsewhere."""
+        safe, mines, unresolved = self.safe, self.mines, self.unresolved
         out = []
         for y, row in enumerate(position.rows):
             chars = []
@@ -143,6 +144,8 @@ class Knowledge:
                     chars.append("s")
                 elif (x, y) in mines:
                     chars.append("m")
+                elif (x, y) in unresolved:
+                    chars.append("?")
                 else:
                     chars.append("u")
             out.append("".join(chars))

@@ -621,7 +621,7 @@ async function refreshAnalysis(game, tries = 1) {
     if (!analysis.complete || !analysis.exact) {
       state.analysisNote = again(analysis.complete
         ? "The analysis ran out of time for the probabilities; safe and mine marks are exact."
-        : "The analysis ran out of time: some cells shown as unknown may be safe or mines.");
+        : "The analysis ran out of time: the cells left unmarked may be safe or mines.");
       say(state.analysisNote, { sticky: true });
     } else {
       forgetAnalysisNote();
