@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from kaboom.solver.analysis import analysable, analyse
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import InvalidPositionError
-from kaboom.solver.position import MoveKind, Position
+from kaboom.solver.position import Cell, MoveKind, Position
 from kaboom.solver.simulator import SimulatedGame
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
@@ -33,7 +33,8 @@ def test_statuses_probabilities_and_the_move_are_exact(params: BoardParams) -> N
     odds = oracle.probabilities(position)
     rows = analysis.probability_rows()
     for (x, y), p in odds.items():
-        assert rows[y] is not None and rows[y][x] == pytest.approx(p, abs=1e-9)
+        row = rows[y]
+        assert row is not None and row[x] == pytest.approx(p, abs=1e-9)
     found = analysis.recommendation
     assert found is not None
     reveals = [m.cell for m in found.moves if m.kind is MoveKind.REVEAL]
@@ -70,18 +71,26 @@ def test_a_flag_on_a_safe_cell_is_a_note() -> None:
     assert [str(m) for m in found.moves] == ["reveal 2 0", "reveal 2 2"]
 
 
+def large_position(seed: int, side: int = 256, mines: int = 13_000
+                   ) -> tuple[Position, frozenset[Cell]]:
+    """A position of a simulated game on a large board, opened at 400 random safe cells
+    (a frontier all over it), and the game's mines."""
+    game = SimulatedGame(side, side, mines, seed=seed)
+    rng = random.Random(seed)
+    game.reveal(side // 2, side // 2)
+    assert game.layout is not None
+    free = [(x, y) for y in range(side) for x in range(side) if (x, y) not in game.layout]
+    for x, y in rng.sample(free, 400):
+        if game.char(x, y) == "#":
+            game.reveal(x, y)
+    return game.position(), frozenset(game.layout)
+
+
 def test_a_large_board_out_of_time_says_only_what_is_so() -> None:
     """A 256x256 board from a simulated game, analysed with far too little time: every
     cell called safe or a mine is so in the game's layout, those not reached are ``?``,
     and no guess is recommended while cells are unsettled."""
-    game = SimulatedGame(256, 256, 13_000, seed=5)
-    rng = random.Random(5)
-    game.reveal(128, 128)
-    free = [(x, y) for y in range(256) for x in range(256) if (x, y) not in game.layout]
-    for x, y in rng.sample(free, 400):
-        if game.char(x, y) == "#":
-            game.reveal(x, y)
-    position = game.position()
+    position, layout = large_position(5)
     for seconds in (0.0, 0.05, 0.3):
         analysis = analyse(position, Budget(seconds))
         status = analysis.status_rows()
@@ -90,14 +99,14 @@ def test_a_large_board_out_of_time_says_only_what_is_so() -> None:
             for x, ch in enumerate(row):
                 if ch in "sm":
                     settled += 1
-                    assert ((x, y) in game.layout) == (ch == "m"), (seconds, x, y)
+                    assert ((x, y) in layout) == (ch == "m"), (seconds, x, y)
         unsettled = sum(row.count("?") for row in status)
         assert analysis.complete == (unsettled == 0)
         found = analysis.recommendation
         if not analysis.complete:
             assert found is None or found.certain
         if found is not None and found.certain:
-            assert all(m.cell not in game.layout for m in found.moves)
+            assert all(m.cell not in layout for m in found.moves)
         if seconds == 0.0:
             assert unsettled and not analysis.exact and found is None
 

@@ -114,6 +114,7 @@ def create_app(settings: Settings | None = None,
         settings.create_cells_per_day_total, service.store
     )
     app.include_router(api.router)
+    app.include_router(api.analyser)
     app.include_router(api.operations)
 
     # The last added is the outermost: headers on every answer, including the guard's
