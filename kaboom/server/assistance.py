@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Literal
 
 from kaboom.server.game import Game, Referee
 from kaboom.server.players import check_player
-from kaboom.solver.analysis import Analysis, analyse
+from kaboom.solver.analysis import Analysis, analyse, easiest_proof
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import (
     BudgetExceededError,
@@ -31,8 +31,6 @@ __all__ = ["Assistant", "Hint", "HintKind"]
 
 HintKind = Literal["safe", "first_click", "forced_guess"]
 
-_HINT_CANDIDATES = 8
-"""Safe cells whose proofs a hint compares, to show the shortest of them."""
 _HINT_CELLS = 32
 """At most this many equally good guesses are named (the outside may have thousands)."""
 
@@ -148,8 +146,7 @@ class Assistant:
                 key=row_major,
             )
             if safe:
-                proofs = [prove(position, c, budget) for c in safe[:_HINT_CANDIDATES]]
-                best = min(proofs, key=lambda p: (len(p.numbers), p.count is not None))
+                best = easiest_proof(position, safe, budget)
                 return game, Hint("safe", (best.cell,), best)
             if not knowledge.complete:
                 raise BudgetExceededError("no hint within the time budget; try again")

@@ -22,26 +22,32 @@ from kaboom.solver.budget import Budget
 from kaboom.solver.contradiction import Contradiction, contradiction
 from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
 from kaboom.solver.knowledge import Knowledge, KnowledgeEngine, classify
-from kaboom.solver.position import Move, MoveKind, Position
+from kaboom.solver.position import Cell, Move, MoveKind, Position, row_major
 from kaboom.solver.probability import LayoutCounter, Probabilities, probabilities
 from kaboom.solver.proof import Proof, prove
 
-__all__ = ["Analysis", "Recommendation", "analysable", "analyse"]
+__all__ = ["PROOF_CANDIDATES", "Analysis", "Recommendation", "analysable", "analyse",
+           "easiest_proof"]
 
 _PLAYABLE = frozenset("#F?012345678")
 """The characters of a position in play (a finished board's ``X``, ``*``, ``!`` are not)."""
 
 # Shares of the time left that each step takes, in order; the last step has the rest.
-_CLASSIFY, _PROBABILITIES, _DECIDE = 0.35, 0.45, 0.7
+# The classification first and most: it is what settles cells, and on a loaded machine
+# it is most of the time (bench/analyse_time.py).
+_CLASSIFY, _PROBABILITIES, _DECIDE = 0.5, 0.5, 0.7
 _OVERLAY_CLASSIFY = 0.5
+PROOF_CANDIDATES = 8
+"""Safe cells whose proofs :func:`easiest_proof` compares."""
 """Without a recommendation: classification, then the probabilities with the rest."""
 
 
 @dataclass(frozen=True, slots=True)
 class Recommendation:
     """The move to play: ``moves`` (several proven safe reveals, or one guess), the
-    solver's ``reason``, whether every reveal is proven safe (``certain``), and the proof
-    of the first one's cell when it is (``None`` if it did not fit the budget)."""
+    solver's ``reason``, whether every reveal is proven safe (``certain``), and then the
+    proof of the first one's cell (the easiest of a few; ``None`` if it did not fit the
+    budget)."""
 
     moves: tuple[Move, ...]
     reason: str
@@ -178,9 +184,21 @@ def _recommend(position: Position, knowledge: Knowledge, budget: Budget) -> Reco
     if not certain and (not knowledge.complete or (reveals and safe_exists)):
         return None
     proof = None
+    moves = decision.moves
     if certain:
         try:
-            proof = prove(position, reveals[0], budget)
+            proof = easiest_proof(position, reveals, budget)
         except BudgetExceededError:
             proof = None
-    return Recommendation(decision.moves, decision.reason, certain, proof)
+        else:  # the move whose proof is shown first
+            moves = tuple(sorted(moves, key=lambda m: m.cell != proof.cell))
+    return Recommendation(moves, decision.reason, certain, proof)
+
+
+def easiest_proof(position: Position, safe: list[Cell], budget: Budget | None = None) -> Proof:
+    """The proof with the fewest numbers (one without the count first) among the first
+    :data:`PROOF_CANDIDATES` of the ``safe`` cells, row-major: the one a player checks
+    most easily.  Raises :class:`BudgetExceededError` when the budget runs out."""
+    proofs = [prove(position, c, budget)
+              for c in sorted(safe, key=row_major)[:PROOF_CANDIDATES]]
+    return min(proofs, key=lambda p: (len(p.numbers), p.count is not None))
