@@ -89,7 +89,7 @@ def large_position(seed: int, side: int = 256, mines: int = 13_000
 def test_a_large_board_out_of_time_says_only_what_is_so() -> None:
     """A 256x256 board from a simulated game, analysed with far too little time: every
     cell called safe or a mine is so in the game's layout, those not reached are ``?``,
-    and no guess is recommended while cells are unsettled."""
+    and no guess is recommended while cells are unsettled (only moves proven safe)."""
     position, layout = large_position(5)
     for seconds in (0.0, 0.05, 0.3):
         analysis = analyse(position, Budget(seconds))
@@ -107,8 +107,8 @@ def test_a_large_board_out_of_time_says_only_what_is_so() -> None:
             assert found is None or found.certain
         if found is not None and found.certain:
             assert all(m.cell not in layout for m in found.moves)
-        if seconds == 0.0:
-            assert unsettled and not analysis.exact and found is None
+        if seconds == 0.0:  # the solver's own rules may still prove a move safe
+            assert unsettled and not analysis.exact
 
 
 @pytest.mark.parametrize(("rows", "says"), [

@@ -171,7 +171,8 @@ def _reason(position: Position, budget: Budget) -> Contradiction | None:
 
 def _recommend(position: Position, knowledge: Knowledge, budget: Budget) -> Recommendation | None:
     """:func:`decide`'s move on the position with its flags lifted, when it is proven
-    safe or the knowledge is complete; with the proof of its first reveal."""
+    safe (by this analysis, or by the solver's own deduction, which is sound) or the
+    knowledge is complete; with the proof of its first reveal."""
     unflagged = Position(position.width, position.height, position.mines,
                          tuple(row.replace("F", "#") for row in position.rows))
     try:
@@ -179,10 +180,13 @@ def _recommend(position: Position, knowledge: Knowledge, budget: Budget) -> Reco
     except (BudgetExceededError, InvalidPositionError):
         return None
     reveals = [m.cell for m in decision.moves if m.kind is MoveKind.REVEAL]
-    certain = bool(reveals) and all(c in knowledge.safe for c in reveals)
+    # A first click is "certain" under the first-click rule only, not in the position.
+    proven = decision.certain and decision.algorithm != "first"
+    certain = bool(reveals) and (proven or all(c in knowledge.safe for c in reveals))
     safe_exists = any(position.is_covered(*c) for c in knowledge.safe)
-    if not certain and (not knowledge.complete or (reveals and safe_exists)):
-        return None
+    if not certain and (not knowledge.complete or (reveals and safe_exists)
+                        or any(c in knowledge.mines for c in reveals)):
+        return None  # only a move this analysis can stand behind
     proof = None
     moves = decision.moves
     if certain:
