@@ -15,6 +15,7 @@ guess while a safe cell exists).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kaboom.solver.advisor import decide
@@ -32,14 +33,13 @@ __all__ = ["PROOF_CANDIDATES", "Analysis", "Recommendation", "analysable", "anal
 _PLAYABLE = frozenset("#F?012345678")
 """The characters of a position in play (a finished board's ``X``, ``*``, ``!`` are not)."""
 
-# Shares of the time left that each step takes, in order; the last step has the rest.
-# The classification first and most: it is what settles cells, and on a loaded machine
-# it is most of the time (bench/analyse_time.py).
+# Shares of the time left that each step takes, in order; the last step has the rest
+# (without a recommendation, the probabilities).  The classification first and most: it
+# is what settles cells, and on a loaded machine most of the time (bench/analyse_time.py).
 _CLASSIFY, _PROBABILITIES, _DECIDE = 0.5, 0.5, 0.7
-_OVERLAY_CLASSIFY = 0.5
+
 PROOF_CANDIDATES = 8
 """Safe cells whose proofs :func:`easiest_proof` compares."""
-"""Without a recommendation: classification, then the probabilities with the rest."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +100,7 @@ class Analysis:
 _UNSETTLED = str.maketrans(dict.fromkeys("#F?", "?"))
 
 
-def analysable(rows: list[str], mines: int) -> Position:
+def analysable(rows: Sequence[str], mines: int) -> Position:
     """The position of ``rows`` and ``mines``, checked for analysis.  Raises
     :class:`InvalidPositionError` naming the row and column of the first bad cell (rows
     and columns counted from 0, as cells are named everywhere)."""
@@ -139,7 +139,7 @@ def analyse(
     """
     budget = budget or Budget(None)
     try:
-        step = budget.share(_CLASSIFY if recommend else _OVERLAY_CLASSIFY)
+        step = budget.share(_CLASSIFY)
         if engine is not None:
             knowledge = engine.classify(position, step)
             known = engine.known
