@@ -174,3 +174,18 @@ def test_one_clients_analyses_queue_at_the_gate(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert 200 in answers and 503 in answers, answers
+
+
+def test_a_games_board_analysed_as_its_debug_overlay_is(client: TestClient) -> None:
+    """The analyser and a game's debug overlay are one analysis: the board of a game in
+    play, posted with its mine count, gets the overlay's statuses and probabilities."""
+    game = client.post("/api/games", json={"width": 16, "height": 16, "mines": 40,
+                                          "seed": 21, "debug": True}).json()
+    game = client.post(f"/api/games/{game['id']}/reveal", json={"x": 8, "y": 8}).json()
+    overlay = client.get(f"/api/games/{game['id']}/analysis").json()
+    got = client.post("/api/analyse", json={"rows": game["board"], "mines": 40}).json()
+    assert overlay["complete"] and overlay["exact"]
+    assert got["analysis"]["status"] == overlay["status"]
+    for mine, theirs in zip(got["analysis"]["probability"], overlay["probability"],
+                            strict=True):
+        assert mine == pytest.approx(theirs, abs=1e-12) if theirs else mine is None
