@@ -113,12 +113,6 @@ class Knowledge:
         return self.frontier_unknown
 
     @property
-    def unknown_count(self) -> int:
-        """``len(unknown)`` without listing the outside cells (tens of thousands on 256x256)."""
-        outside = self.frontier.outside_count if self.outside_unknown and self.frontier else 0
-        return len(self.frontier_unknown) + outside
-
-    @property
     def outside(self) -> frozenset[Cell]:
         """The undecided cells next to no open number (one class)."""
         return frozenset(self.frontier.outside) if self.frontier is not None else frozenset()
