@@ -15,7 +15,7 @@ It never imports a web, HTTP or screen library; the server and the bots build on
 
 from kaboom.solver.advisor import Decision, decide, decide_rows
 from kaboom.solver.analysis import Analysis, analyse
-from kaboom.solver.contradiction import Contradiction, contradiction
+from kaboom.solver.contradiction import Contradiction, why_impossible
 from kaboom.solver.errors import (
     BudgetExceededError,
     IllegalMoveError,
@@ -56,7 +56,6 @@ __all__ = [
     "Status",
     "analyse",
     "classify",
-    "contradiction",
     "decide",
     "decide_rows",
     "from_link",
@@ -64,4 +63,5 @@ __all__ = [
     "prove",
     "sample_layout",
     "to_link",
+    "why_impossible",
 ]

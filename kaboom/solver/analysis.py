@@ -6,7 +6,7 @@ budget: :func:`~kaboom.solver.knowledge.classify` (every covered cell safe, a mi
 unknown), :func:`~kaboom.solver.probability.probabilities` (each one's exact odds),
 :func:`~kaboom.solver.advisor.decide` (the move to play, with its reason) and
 :func:`~kaboom.solver.proof.prove` (why that move is safe); for an impossible position,
-:func:`~kaboom.solver.contradiction.contradiction`.  It never answers wrongly: what the
+:func:`~kaboom.solver.contradiction.why_impossible`.  It never answers wrongly: what the
 budget did not reach is said to be unsettled (``?``), odds that did not fit are left
 out (``exact`` false), and a move is recommended only when it is proven safe or the
 position was settled in full (a guess while some cell is still unsettled could be a
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from kaboom.solver.advisor import decide
 from kaboom.solver.budget import Budget
-from kaboom.solver.contradiction import Contradiction, contradiction
+from kaboom.solver.contradiction import Contradiction, why_impossible
 from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
 from kaboom.solver.knowledge import Knowledge, KnowledgeEngine, classify
 from kaboom.solver.position import Cell, Move, MoveKind, Position, row_major
@@ -161,7 +161,7 @@ def analyse(
 
 def _reason(position: Position, budget: Budget) -> Contradiction | None:
     try:
-        found = contradiction(position, budget)
+        found = why_impossible(position, budget)
     except BudgetExceededError:
         return None
     if found is None:  # classify and the search disagree: a bug, never a guess
