@@ -23,6 +23,8 @@ _COMMANDS: list[tuple[tuple[str, ...], str, str]] = [
     (("restore",), "kaboom.server.restore", "put a backup back as the store (the server stopped)"),
     (("bench",), "kaboom.solver.bench.cli", "play N simulated games and report the win rate"),
     (("calibrate",), "kaboom.solver.bench.calibrate", "predicted vs observed mine rate per bucket"),
+    (("analyse",), "kaboom.solver.analyse_cli",
+     "analyse a position from a file (- for standard input): statuses, odds, the move"),
     (("bot", "play"), "kaboom.bots.play_cli", "play Kaboom games over the HTTP API"),
     (("bot", "desktop"), "kaboom.bots.desktop.cli", "play a desktop Minesweeper on the screen"),
 ]

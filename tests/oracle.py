@@ -102,6 +102,24 @@ def values(
     return seen
 
 
+def fits(position: Position, numbers: Iterable[Cell], count: int | None = None) -> bool:
+    """Whether some layout satisfies the open ``numbers`` named, and the total ``count``
+    of mines among the covered cells when given (every other number ignored)."""
+    named = [((x, y), int(position.rows[y][x])) for x, y in numbers]
+    touched: set[Cell] = set()
+    for (x, y), _ in named:
+        touched.update(c for c in position.neighbours(x, y) if position.is_covered(*c))
+    cells = sorted(touched)
+    free = len(position.covered()) - len(cells)
+    for bits in itertools.product((False, True), repeat=len(cells)):
+        mines = frozenset(c for c, b in zip(cells, bits) if b)
+        if count is not None and not 0 <= count - len(mines) <= free:
+            continue
+        if all(number_at(mines, x, y) == n for (x, y), n in named):
+            return True
+    return False
+
+
 def win_chance(position: Position, lays: list[frozenset[Cell]], cells: list[Cell]) -> float:
     """The best chance to win with ``lays`` equally likely and ``cells`` left to open,
     by plain recursion: no pruning, every cell tried.  A set of layouts reached twice

@@ -89,6 +89,15 @@ def test_proof_time_finds_proofs_in_played_games(tmp_path: Path) -> None:
     assert 1 <= row["mean_numbers"] <= row["max_numbers"]
 
 
+def test_analyse_time_analyses_positions_of_played_games(tmp_path: Path) -> None:
+    out = tmp_path / "analyse.json"
+    run_bench("analyse_time.py", "--sizes", "30x16/99", "--games", "1", "--per-game", "3",
+              "--json", str(out))
+    [row] = bench_report(out)["results"]
+    assert row["games"] == 1 and 1 <= row["positions"] <= 3
+    assert row["exact"] <= row["positions"] and row["recommended"] <= row["positions"]
+
+
 def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
     run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--workers", "2",

@@ -70,7 +70,7 @@ def test_a_large_body_is_413_at_once_and_other_games_stay_fast(http: httpx.Clien
     thread.join()
     assert [a.status_code for a in answers] == [413] * 3
     assert all(len(a.content) < 200 for a in answers)
-    assert "larger than 65536 bytes" in answers[0].json()["detail"]
+    assert "larger than 81920 bytes" in answers[0].json()["detail"]
     assert max(times) < 0.5, times
 
 

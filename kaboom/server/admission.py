@@ -85,7 +85,9 @@ class Gate:
                   client: str = "", work: str = "move") -> T:
         """Runs ``fn(budget)`` for ``game_id`` once its turn comes, off the event loop;
         ``client`` (its address) is whom the solver threads are shared fairly between,
-        ``work`` what the metrics call it (move, undo, analysis, proof, hint)."""
+        ``work`` what the metrics call it (move, undo, analysis, proof, hint, analyse,
+        analyse_proof).  ``game_id`` names the line to wait in: a game's, or for the
+        analyses of positions with no game, ``analyse:<client>``."""
         budget = Budget(seconds)
         if self._admitted >= self.total + self.threads:
             SOLVER_REFUSALS.labels(work, "busy").inc()
@@ -95,7 +97,9 @@ class Gate:
             turn = self._turns[game_id] = _Turn()
         if turn.count > self.per_game:
             SOLVER_REFUSALS.labels(work, "game_queue").inc()
-            raise BudgetExceededError("too many moves are waiting on this game; try again")
+            raise BudgetExceededError(
+                "too many requests are waiting in this line (a game's moves, or a client's"
+                " analyses of positions); try again")
         if self._limiter is None:  # made on the event loop, where anyio wants it
             self._limiter = CapacityLimiter(self.threads)
         turn.count += 1

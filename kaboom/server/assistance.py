@@ -11,14 +11,15 @@ from typing import TYPE_CHECKING, Literal
 
 from kaboom.server.game import Game, Referee
 from kaboom.server.players import check_player
+from kaboom.solver.analysis import Analysis, analyse, easiest_proof
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import (
     BudgetExceededError,
     IllegalMoveError,
     InvalidMoveError,
+    InvalidPositionError,
     NoProofError,
 )
-from kaboom.solver.knowledge import Knowledge
 from kaboom.solver.position import Cell, GameStatus, row_major
 from kaboom.solver.probability import probabilities
 from kaboom.solver.proof import Proof, prove
@@ -26,25 +27,12 @@ from kaboom.solver.proof import Proof, prove
 if TYPE_CHECKING:
     from kaboom.server.service import GameService
 
-__all__ = ["Analysis", "Assistant", "Hint", "HintKind"]
+__all__ = ["Assistant", "Hint", "HintKind"]
 
 HintKind = Literal["safe", "first_click", "forced_guess"]
 
-_HINT_CANDIDATES = 8
-"""Safe cells whose proofs a hint compares, to show the shortest of them."""
 _HINT_CELLS = 32
 """At most this many equally good guesses are named (the outside may have thousands)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    """What the debug overlay shows: the status of every cell and, when affordable,
-    every covered cell's exact mine probability."""
-
-    knowledge: Knowledge
-    status: list[str]
-    probability: list[list[float | None] | None]
-    exact: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,37 +70,22 @@ class Assistant:
     def analyse(
         self, game_id: str, token: str | None, budget: Budget | None = None
     ) -> tuple[Game, Analysis]:
-        """The analysis of the player's game; marks it assisted.  ``budget`` (default:
-        the analysis budget from now) covers the classification and the probabilities
-        together, and leaves 30 % for building the answer (1.3 MB of JSON at 256x256)."""
+        """The analysis of the player's game (:func:`kaboom.solver.analysis.analyse`,
+        without a recommended move, on the game's warm engine); marks it assisted.
+        ``budget`` (default: the analysis budget from now) covers the classification
+        and the probabilities together, and leaves 30 % for building the answer (1.3 MB
+        of JSON at 256x256)."""
         budget = (budget or Budget(self.games.settings.analysis_budget_s)).share(0.7)
         game = self.mark_assisted(game_id, token)
         session = self.games.session(game_id)
         with session.lock:
             referee = session.referee
             referee.sync(game)
-            position = game.position
-            knowledge = referee.engine.classify(position, budget.share(0.5))
-            rows: list[list[float | None] | None]
-            try:
-                probs = probabilities(
-                    position,
-                    known=referee.engine.known,
-                    budget=budget,
-                    counter=referee.counter,
-                )
-                rows = [
-                    [
-                        probs.cells.get((x, y)) if position.is_covered(x, y) else None
-                        for x in range(position.width)
-                    ]
-                    for y in range(position.height)
-                ]
-                exact = True
-            except BudgetExceededError:
-                rows = [None] * position.height
-                exact = False
-        return game, Analysis(knowledge, knowledge.status_rows(position), rows, exact)
+            analysis = analyse(game.position, budget, engine=referee.engine,
+                               counter=referee.counter, recommend=False)
+        if analysis.impossible:  # the referee keeps every game consistent
+            raise InvalidPositionError("no layout fits the game's board")
+        return game, analysis
 
     def proof(
         self, game_id: str, cell: Cell, token: str | None, budget: Budget | None = None
@@ -173,8 +146,7 @@ class Assistant:
                 key=row_major,
             )
             if safe:
-                proofs = [prove(position, c, budget) for c in safe[:_HINT_CANDIDATES]]
-                best = min(proofs, key=lambda p: (len(p.numbers), p.count is not None))
+                best = easiest_proof(position, safe, budget)
                 return game, Hint("safe", (best.cell,), best)
             if not knowledge.complete:
                 raise BudgetExceededError("no hint within the time budget; try again")

@@ -63,8 +63,10 @@ class Settings(BaseSettings):
     max_connections: int | None = Field(default=None, ge=1)
     """Connections one process holds open at most; more are refused with a 503.  Unset:
     the process's open-file limit less 100 (kept for the store and the logs)."""
-    max_body_bytes: int = Field(default=64 * 1024, ge=1)
-    """Larger request bodies are refused with 413 before anything parses them."""
+    max_body_bytes: int = Field(default=80 * 1024, ge=1)
+    """Larger request bodies are refused with 413 before anything parses them.  The
+    largest body the API takes is a position to analyse: 256 rows of 256 cells are 66 KB
+    of JSON, 68 KB indented."""
     create_per_minute: float = Field(default=30.0, ge=0, allow_inf_nan=False)
     """Games one client (IP address) may create a minute, on average, over all processes
     on the store (0 turns the limit off)."""

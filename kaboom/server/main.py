@@ -82,6 +82,7 @@ def create_app(settings: Settings | None = None,
         settings.create_cells_per_day_total, service.store
     )
     app.include_router(api.router)
+    app.include_router(api.analyser)
     app.include_router(api.operations)
     app.include_router(pages.router)
     app.include_router(play.router)

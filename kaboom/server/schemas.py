@@ -9,18 +9,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
 
-from kaboom.server.assistance import Analysis, Hint, HintKind
+from kaboom.server.assistance import Hint, HintKind
 from kaboom.server.game import Game, Rules
 from kaboom.server.history import Replay
-from kaboom.solver.position import GameStatus, LossReason
+from kaboom.solver.analysis import Analysis, Recommendation, analysable
+from kaboom.solver.contradiction import Contradiction
+from kaboom.solver.errors import InvalidPositionError
+from kaboom.solver.link import to_link
+from kaboom.solver.position import Cell, GameStatus, LossReason, Position
 from kaboom.solver.proof import Proof
 
 __all__ = [
     "XY",
     "AnalysisOut",
     "CellIn",
+    "ContradictionOut",
     "CreatedGameOut",
     "GameOut",
     "HintOut",
@@ -29,7 +34,11 @@ __all__ = [
     "NewGame",
     "NumberOut",
     "PageOut",
+    "PositionAnalysisOut",
+    "PositionCellIn",
+    "PositionIn",
     "ProofOut",
+    "RecommendationOut",
     "ReplayMoveOut",
     "ReplayOut",
 ]
@@ -104,6 +113,49 @@ class CellIn(BaseModel):
 
     x: Int = Field(ge=0, le=MAX_SIDE - 1, description="column, 0-based, below the width")
     y: Int = Field(ge=0, le=MAX_SIDE - 1, description="row, 0-based, below the height")
+
+
+class PositionIn(BaseModel):
+    """A position to analyse: its rows (``#`` covered, ``F`` flag, ``?`` question mark,
+    ``0``-``8`` open) and the board's total mine count."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    rows: list[Annotated[str, Field(max_length=MAX_SIDE)]] = Field(
+        min_length=1, max_length=MAX_SIDE, description="one string per row, 1-256 of 1-256"
+        " cells, all of one length")
+    mines: Int = Field(ge=0, le=MAX_SIDE * MAX_SIDE, description="the board's mines, flagged"
+                       " or not")
+    _position: Position | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _board(self) -> PositionIn:
+        try:
+            self._position = analysable(self.rows, self.mines)
+        except InvalidPositionError as exc:
+            raise ValueError(str(exc)) from None
+        return self
+
+    def position(self) -> Position:
+        assert self._position is not None  # set by the validator
+        return self._position
+
+
+class PositionCellIn(PositionIn):
+    """A position and one of its cells (column ``x``, row ``y``, from 0)."""
+
+    x: Int = Field(ge=0, le=MAX_SIDE - 1, description="column, 0-based, below the width")
+    y: Int = Field(ge=0, le=MAX_SIDE - 1, description="row, 0-based, below the height")
+
+    @model_validator(mode="after")
+    def _on_board(self) -> PositionCellIn:
+        width, height = len(self.rows[0]), len(self.rows)
+        if self.x >= width or self.y >= height:
+            raise ValueError(f"({self.x}, {self.y}) is off the {width}x{height} board")
+        return self
+
+    def cell(self) -> Cell:
+        return self.x, self.y
 
 
 class XY(BaseModel):
@@ -252,7 +304,8 @@ class MovesOut(PageOut):
 
 
 class AnalysisOut(BaseModel):
-    """Every covered cell's status (``s``/``m``/``u``) and exact mine probability."""
+    """Every covered cell's status (``s`` safe, ``m`` mine, ``u`` unknown, ``?`` not
+    settled within the budget) and exact mine probability."""
 
     status: list[str]
     probability: list[list[float | None] | None]
@@ -261,18 +314,21 @@ class AnalysisOut(BaseModel):
     safe: int
     mines: int
     unknown: int
+    unsettled: int = Field(description="covered cells the budget did not settle (`?`)")
 
     @classmethod
     def of(cls, analysis: Analysis) -> AnalysisOut:
-        k = analysis.knowledge
+        status = analysis.status_rows()
+        count = {ch: sum(row.count(ch) for row in status) for ch in "smu?"}
         return cls(
-            status=analysis.status,
-            probability=analysis.probability,
+            status=status,
+            probability=analysis.probability_rows(),
             exact=analysis.exact,
-            complete=k.complete,
-            safe=len(k.safe),
-            mines=len(k.mines),
-            unknown=k.unknown_count + len(k.unresolved),
+            complete=analysis.complete,
+            safe=count["s"],
+            mines=count["m"],
+            unknown=count["u"],
+            unsettled=count["?"],
         )
 
 
@@ -304,6 +360,68 @@ class ProofOut(BaseModel):
             numbers=[NumberOut(x=c[0], y=c[1], n=n) for c, n in proof.numbers],
             count=proof.count,
             text=proof.text,
+        )
+
+
+class RecommendationOut(BaseModel):
+    """The move to play: every proven safe reveal (``certain``, with the first one's
+    ``proof``), or one guess; the solver's ``reason`` says which rule chose it."""
+
+    moves: list[str] = Field(description="move strings, `reveal 3 4`")
+    reason: str
+    certain: bool
+    proof: ProofOut | None = None
+
+    @classmethod
+    def of(cls, found: Recommendation) -> RecommendationOut:
+        return cls(
+            moves=[str(m) for m in found.moves],
+            reason=found.reason,
+            certain=found.certain,
+            proof=ProofOut.of(found.proof) if found.proof else None,
+        )
+
+
+class ContradictionOut(BaseModel):
+    """Why no layout fits: open numbers that cannot all hold, with the board's mine
+    ``count`` when it is part of the reason; drop any one and a layout fits."""
+
+    numbers: list[NumberOut]
+    count: int | None = Field(description="the board's mine count, when the reason needs it")
+    text: str = Field(description="the reason in words, cells named (column, row)")
+
+    @classmethod
+    def of(cls, reason: Contradiction) -> ContradictionOut:
+        return cls(
+            numbers=[NumberOut(x=c[0], y=c[1], n=n) for c, n in reason.numbers],
+            count=reason.count,
+            text=reason.text,
+        )
+
+
+class PositionAnalysisOut(BaseModel):
+    """The analysis of a position: ``analysis`` and the ``recommended`` move, or, when
+    no layout fits, ``impossible`` with its ``contradiction``."""
+
+    link: str = Field(description="the position as a URL-safe word (`/analyse?p=<link>`)")
+    impossible: bool
+    contradiction: ContradictionOut | None = Field(
+        description="why no layout fits; null when the position is possible, or the reason"
+        " did not fit the time budget")
+    analysis: AnalysisOut | None = Field(description="null when the position is impossible")
+    recommended: RecommendationOut | None = Field(
+        description="null when impossible, or when the budget ran out before the move was"
+        " proven safe or every cell settled")
+
+    @classmethod
+    def of(cls, analysis: Analysis) -> PositionAnalysisOut:
+        found, reason = analysis.recommendation, analysis.contradiction
+        return cls(
+            link=to_link(analysis.position),
+            impossible=analysis.impossible,
+            contradiction=ContradictionOut.of(reason) if reason else None,
+            analysis=None if analysis.impossible else AnalysisOut.of(analysis),
+            recommended=RecommendationOut.of(found) if found else None,
         )
 
 

@@ -8,11 +8,11 @@ written once, here, and never in the browser.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-from kaboom.server.assistance import Analysis
 from kaboom.server.game import Game
+from kaboom.solver.analysis import Analysis
 from kaboom.solver.position import COVERED_CHARS, GameStatus, LossReason
 from kaboom.solver.proof import Proof
 from kaboom.solver.simulator import PRESETS
@@ -119,6 +119,14 @@ class GameView:
     """The move a finished game's replay shows (``game.rows`` are then that board)."""
     replay_move: str = ""
     """The move that led to the replay's board (``reveal 3 4``)."""
+    overlay: tuple[list[str], list[list[float | None] | None]] | None = field(
+        default=None, init=False, repr=False, compare=False)
+    """The analysis's status and probability rows, worked out once for every cell."""
+
+    def __post_init__(self) -> None:
+        if self.analysis is not None:
+            object.__setattr__(self, "overlay", (self.analysis.status_rows(),
+                                                 self.analysis.probability_rows()))
 
     @property
     def preset(self) -> str | None:
@@ -230,11 +238,13 @@ class GameView:
 
     def cell(self, x: int, y: int, marks: dict[tuple[int, int], str]) -> CellView:
         ch = self.game.rows[y][x]
-        a = self.analysis
-        if a is None or ch not in COVERED_CHARS or a.status[y][x] not in KNOWLEDGE_WORDS:
+        if self.overlay is None or ch not in COVERED_CHARS:
             return CellView(x, y, ch, marks=marks.get((x, y), ""))
-        prow = a.probability[y]
-        return CellView(x, y, ch, a.status[y][x], None if prow is None else prow[x],
+        status, probability = self.overlay
+        if status[y][x] not in KNOWLEDGE_WORDS:  # "?": the analysis did not settle it
+            return CellView(x, y, ch, marks=marks.get((x, y), ""))
+        prow = probability[y]
+        return CellView(x, y, ch, status[y][x], None if prow is None else prow[x],
                         marks.get((x, y), ""))
 
     def rows(self) -> Iterator[list[CellView]]:

@@ -7,11 +7,15 @@ The public API in one place::
     d.moves, d.certain, d.reason
     solver = Solver("strong")          # one game's positions, one after the other:
     solver.decide(position)            # the same moves, without re-reading the board
+    analyse(position)                  # statuses, odds, the move and its proof, or why
+                                       # no layout fits (to_link/from_link: a URL word)
 
 It never imports a web, HTTP or screen library; the server and the bots build on it.
 """
 
 from kaboom.solver.advisor import Decision, decide, decide_rows
+from kaboom.solver.analysis import Analysis, analyse
+from kaboom.solver.contradiction import Contradiction, why_impossible
 from kaboom.solver.errors import (
     BudgetExceededError,
     IllegalMoveError,
@@ -20,6 +24,7 @@ from kaboom.solver.errors import (
     KaboomError,
 )
 from kaboom.solver.knowledge import CountEncoding, Knowledge, KnowledgeEngine, Status, classify
+from kaboom.solver.link import from_link, to_link
 from kaboom.solver.position import Cell, CellState, Move, MoveKind, Position
 from kaboom.solver.probability import Probabilities, probabilities, sample_layout
 from kaboom.solver.proof import Proof, prove
@@ -28,9 +33,11 @@ from kaboom.solver.simulator import PRESETS, SimulatedGame
 
 __all__ = [
     "PRESETS",
+    "Analysis",
     "BudgetExceededError",
     "Cell",
     "CellState",
+    "Contradiction",
     "CountEncoding",
     "Decision",
     "IllegalMoveError",
@@ -47,10 +54,14 @@ __all__ = [
     "SimulatedGame",
     "Solver",
     "Status",
+    "analyse",
     "classify",
     "decide",
     "decide_rows",
+    "from_link",
     "probabilities",
     "prove",
     "sample_layout",
+    "to_link",
+    "why_impossible",
 ]

@@ -113,12 +113,6 @@ class Knowledge:
         return self.frontier_unknown
 
     @property
-    def unknown_count(self) -> int:
-        """``len(unknown)`` without listing the outside cells (tens of thousands on 256x256)."""
-        outside = self.frontier.outside_count if self.outside_unknown and self.frontier else 0
-        return len(self.frontier_unknown) + outside
-
-    @property
     def outside(self) -> frozenset[Cell]:
         """The undecided cells next to no open number (one class)."""
         return frozenset(self.frontier.outside) if self.frontier is not None else frozenset()
@@ -131,8 +125,9 @@ class Knowledge:
         return Status.UNKNOWN
 
     def status_rows(self, position: Position) -> list[str]:
-        """Rows with ``s``/``m``/``u`` for covered cells and the board character elsewhere."""
-        safe, mines = self.safe, self.mines
+        """Rows with ``s``/``m``/``u`` for covered cells (``?`` for those the budget did
+        not settle) and the board character elsewhere."""
+        safe, mines, unresolved = self.safe, self.mines, self.unresolved
         out = []
         for y, row in enumerate(position.rows):
             chars = []
@@ -143,6 +138,8 @@ class Knowledge:
                     chars.append("s")
                 elif (x, y) in mines:
                     chars.append("m")
+                elif (x, y) in unresolved:
+                    chars.append("?")
                 else:
                     chars.append("u")
             out.append("".join(chars))

@@ -39,14 +39,19 @@ from kaboom.server.schemas import (
     HintOut,
     MovesOut,
     NewGame,
+    PositionAnalysisOut,
+    PositionCellIn,
+    PositionIn,
     ProofOut,
     ReplayOut,
 )
 from kaboom.server.service import GameService
+from kaboom.solver.analysis import analyse
 from kaboom.solver.budget import Budget
 from kaboom.solver.position import GameStatus, Move, MoveKind
+from kaboom.solver.proof import prove
 
-__all__ = ["operations", "router"]
+__all__ = ["analyser", "operations", "router"]
 
 router = APIRouter(prefix="/api", tags=["games"])
 log = logging.getLogger("kaboom")
@@ -242,6 +247,54 @@ def replay(
     the cells it changed, and the game's first board; 409 while it is being played.
     ``next_offset`` asks for the next page."""
     return ReplayOut.of(*service.history.replay(game_id, offset, limit))
+
+
+analyser = APIRouter(prefix="/api", tags=["analysis"])
+"""Analyses of any position, with no game: anyone may ask.  They take a solver turn as a
+game's analysis does, one client's in line behind each other (their key in the gate is
+the client's), and share the threads fairly with every game's moves."""
+
+_ANALYSE: dict[int | str, dict[str, Any]] = {
+    **{k: _ERRORS[k] for k in (408, 413)},
+    422: {"description": "malformed input, or a board that is not a position in play (the"
+          " message names the row and column)"},
+    503: {"description": "the solver threads are busy, or this client's analyses queue too"
+          " long; nothing was computed"},
+}
+
+
+async def _analysis_turn(service: GameService, request: Request,
+                         fn: Callable[[Budget], Response], work: str) -> Response:
+    client = client_of(request)
+    return await service.gate.run(f"analyse:{client}", service.settings.analysis_budget_s, fn,
+                                  client, work)
+
+
+@analyser.post("/analyse", responses=_ANALYSE, response_model=PositionAnalysisOut)
+async def analyse_position(body: PositionIn, service: ServiceDep, request: Request) -> Response:
+    """Every covered cell's status and exact probability, the move to play with its
+    reason (and proof, when it is proven safe), or, for a position no layout fits, a
+    minimal set of numbers (and the count) that cannot all hold.  Within the analysis
+    budget: what it did not reach is said to be unsettled, never guessed."""
+    position = body.position()
+
+    def run(budget: Budget) -> Response:
+        # 30 % left for the answer, as for a game's analysis (1.3 MB of JSON at 256x256)
+        return _json(PositionAnalysisOut.of(analyse(position, budget.share(0.7))))
+
+    return await _analysis_turn(service, request, run, "analyse")
+
+
+@analyser.post("/analyse/proof", responses={
+    **_ANALYSE, 409: {"description": "the cell is open or undecided, or the numbers a proof"
+                      " would name cannot all hold"}}, response_model=ProofOut)
+async def analyse_proof(body: PositionCellIn, service: ServiceDep, request: Request) -> Response:
+    """Why a covered cell of the position is safe or a mine: a minimal set of open
+    numbers (and the count, when needed), as a game's proof."""
+    position, cell = body.position(), body.cell()
+    return await _analysis_turn(
+        service, request, lambda budget: _json(ProofOut.of(prove(position, cell, budget))),
+        "analyse_proof")
 
 
 operations = APIRouter(prefix="/api", tags=["operations"])

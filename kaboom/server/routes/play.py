@@ -218,10 +218,10 @@ async def overlay(game_id: GameId, request: Request, service: ServiceDep,
     view = GameView(game, service.move_limit(game.rules), "player", old.loss_proof, analysis)
     body = "".join(part(name, view) for name in PARTS if part(name, view) != part(name, old))
     body += part("board", view)
-    complete = analysis.knowledge.complete and analysis.exact
+    complete = analysis.complete and analysis.exact
     if not complete:
         why = ("The analysis ran out of time for the probabilities; safe and mine marks are"
-               " exact." if analysis.knowledge.complete else
+               " exact." if analysis.complete else
                "The analysis ran out of time: some cells shown as unknown may be safe or mines.")
         body += part("message", why + (" Asking again…" if again else ""), "sticky")
         if again:

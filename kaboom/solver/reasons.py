@@ -1,0 +1,146 @@
+"""Minimal reasons: sets of a position's open numbers that, with the mine count, leave a
+claim about some cells no layout, each number in the set needed.
+
+Proofs (:mod:`kaboom.solver.proof`: the claim is the opposite of what a cell is) and
+impossible positions (:mod:`kaboom.solver.contradiction`: the claim is empty) are both
+such sets.  The numbers are taken as the board shows them, no earlier deduction folded
+in, so a reason stands on its own; both word their reasons alike (the helpers at the
+end).  Without the count a SAT core minimised by deletion
+finds the set (:func:`kaboom.solver.knowledge.minimal_conflict`); with the count,
+dropping one number often leaves a pigeonhole-like query that a SAT solver settles only
+after minutes, so :func:`minimise_with_count` counts layouts per component by mine
+number instead, as the probabilities do.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+
+from kaboom.solver.budget import Budget
+from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
+from kaboom.solver.frontier import Constraint, components, fold_constraints
+from kaboom.solver.knowledge import Conflict
+from kaboom.solver.position import Cell, Position, covered_count
+from kaboom.solver.probability import count_component
+
+__all__ = [
+    "COUNT_STATES",
+    "count_allows",
+    "join_words",
+    "mines_text",
+    "minimise_with_count",
+    "number_constraint",
+    "numbers_near",
+    "xy",
+]
+
+COUNT_STATES = 200_000
+"""Counting states a component may take in :func:`count_allows` before a number is kept
+unchecked (the reason then says it may not be minimal)."""
+
+
+def number_constraint(position: Position, c: Cell) -> Constraint | None:
+    """The open number at ``c`` as "exactly n of these covered cells", if it has any
+    covered neighbour (a number may ask for more mines than it has cells: that number
+    alone cannot hold)."""
+    n = position.number(*c)
+    if n is None:
+        return None
+    around = tuple(nb for nb in position.neighbours(*c) if position.is_covered(*nb))
+    return Constraint(around, n) if around or n else None
+
+
+def numbers_near(position: Position, cell: Cell, radius: int) -> list[tuple[Cell, Constraint]]:
+    """The open numbers next to a covered cell within ``radius`` of ``cell`` (Chebyshev
+    distance), nearest first, each with its constraint."""
+    x, y = cell
+    out = []
+    for ny in range(max(0, y - radius), min(position.height, y + radius + 1)):
+        for nx in range(max(0, x - radius), min(position.width, x + radius + 1)):
+            con = number_constraint(position, (nx, ny))
+            if con is not None:
+                out.append(((nx, ny), con))
+    out.sort(key=lambda n: _distance(n[0], cell))
+    return out
+
+
+def minimise_with_count(
+    position: Position,
+    claim: Mapping[Cell, bool],
+    found: Conflict,
+    numbers: Sequence[Constraint],
+    budget: Budget | None,
+) -> Conflict:
+    """Drops each number of ``found`` (indices into ``numbers``) in turn, latest first,
+    wherever the rest with the mine count still leave ``claim`` no layout.  A number
+    whose component is too wide to count is kept, and the answer is then not
+    ``minimal``."""
+    kept = list(found.constraints)
+    counts: dict[tuple[Constraint, ...], frozenset[int]] = {}
+    minimal = True
+    for i in reversed(list(kept)):
+        trial = [j for j in kept if j != i]
+        try:
+            allowed = count_allows(position, claim, [numbers[j] for j in trial], counts, budget)
+        except BudgetExceededError:
+            if budget is not None and budget.expired():
+                raise
+            minimal = False  # too wide to count: keep the number
+            continue
+        if not allowed:
+            kept = trial
+    return Conflict(found.claim, tuple(kept), minimal)
+
+
+def count_allows(
+    position: Position,
+    claim: Mapping[Cell, bool],
+    numbers: Sequence[Constraint],
+    counts: dict[tuple[Constraint, ...], frozenset[int]] | None = None,
+    budget: Budget | None = None,
+) -> bool:
+    """Whether ``numbers`` and the mine count allow ``claim`` (cells that are mines,
+    ``True``, or safe): some mine total of the numbers' cells leaves the rest of the
+    covered cells room for the mines that are left.  ``counts`` keeps each component's
+    totals between calls.  Raises :class:`BudgetExceededError` when a component has
+    more than :data:`COUNT_STATES` states or the budget runs out."""
+    counts = {} if counts is None else counts
+    try:
+        folded = fold_constraints(numbers, claim)
+        totals = 1  # bit t set: t mines among the numbers' cells is possible
+        for cells, cons in components(folded):
+            key = tuple(sorted(cons, key=lambda c: c.cells))
+            if key not in counts:
+                counts[key] = frozenset(
+                    count_component(cells, cons, budget, limit=COUNT_STATES).counts)
+            totals = functools.reduce(lambda acc, k: acc | (totals << k), counts[key], 0)
+    except InvalidPositionError:
+        return False
+    touched = {c for con in numbers for c in con.cells} | set(claim)
+    free = covered_count(position.rows) - len(touched)
+    high = position.mines - sum(claim.values())
+    low = max(0, high - free)
+    return high >= 0 and bool(totals >> low & ((1 << (high - low + 1)) - 1))
+
+
+def _distance(a: Cell, b: Cell) -> tuple[int, int, int]:
+    return max(abs(a[0] - b[0]), abs(a[1] - b[1])), a[1], a[0]
+
+
+# ---------------------------------------------------------------- the words of a reason
+def xy(c: Cell) -> str:
+    """A cell as a reason names it: ``(column, row)``."""
+    return f"({c[0]}, {c[1]})"
+
+
+def mines_text(n: int | None) -> str:
+    """``1 mine``, ``3 mines``."""
+    return "1 mine" if n == 1 else f"{n} mines"
+
+
+def join_words(parts: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(parts) <= 2:
+        return " and ".join(parts)
+    return ", ".join(parts[:-1]) + f" and {parts[-1]}"
