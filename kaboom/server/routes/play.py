@@ -222,7 +222,7 @@ async def overlay(game_id: GameId, request: Request, service: ServiceDep,
     if not complete:
         why = ("The analysis ran out of time for the probabilities; safe and mine marks are"
                " exact." if analysis.complete else
-               "The analysis ran out of time: some cells shown as unknown may be safe or mines.")
+               "The analysis ran out of time: the cells left unmarked may be safe or mines.")
         body += part("message", why + (" Asking again…" if again else ""), "sticky")
         if again:
             body += part("overlay", view, wait, tries + 1)
