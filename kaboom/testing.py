@@ -1,5 +1,6 @@
 """Real local services for the tests and the benchmarks: a free port, a ``kaboom serve``
-process, a throwaway PostgreSQL cluster, and the flags Debian's Chromium runs with.
+process, a throwaway PostgreSQL cluster, nginx in front of servers with the repository's
+configuration, and the flags Debian's Chromium runs with.
 
 They live in the package, not in ``tests/``, so that the bench scripts start servers the
 same way the tests do without putting the checkout on ``sys.path``.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -21,8 +23,8 @@ from typing import Self
 import httpx
 
 __all__ = [
-    "CHROMIUM_ARGS", "NO_CREATION_LIMITS", "LiveServer", "PostgresServer", "find_postgres",
-    "free_port",
+    "CHROMIUM_ARGS", "NGINX_TEMPLATE", "NO_CREATION_LIMITS", "LiveServer", "NginxProxy",
+    "PostgresServer", "find_nginx", "find_postgres", "free_port", "render_nginx",
 ]
 
 CHROMIUM_ARGS = [
@@ -212,3 +214,117 @@ class PostgresServer:
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+NGINX_TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "kaboom.conf.template"
+"""The project's nginx configuration (in a checkout: the tests and benches run from one)."""
+
+
+def render_nginx(template: str, listen: str, upstreams: list[str]) -> str:
+    """The template with its two placeholders filled in, as the nginx image's envsubst
+    step fills them in under compose; any other ``${KABOOM_...}`` left is an error."""
+    servers = " ".join(f"server {u};" for u in upstreams)
+    text = template.replace("${KABOOM_LISTEN}", listen).replace("${KABOOM_UPSTREAMS}", servers)
+    left = re.findall(r"\$\{KABOOM_[A-Z_]+\}", text)
+    if left:
+        raise ValueError(f"the nginx template has placeholders nobody fills in: {left}")
+    return text
+
+
+def find_nginx() -> Path | None:
+    """Debian's nginx (in /usr/sbin, which a user's PATH may lack)."""
+    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
+    return Path(found) if found else None
+
+
+class NginxProxy:
+    """A real nginx in front of ``upstreams`` (``host:port`` each) with the project's
+    configuration (:data:`NGINX_TEMPLATE`), listening on a free port of 127.0.0.1.
+
+    It runs in the foreground (no daemon), with its prefix, pid file, logs and temporary
+    files in a directory of its own, so that it needs no privilege and leaves nothing
+    behind; under root its worker processes run as ``nobody``.  ``workers`` and
+    ``connections`` are nginx's worker processes and connections per worker, which the
+    container's main configuration (``deploy/nginx.conf``) sets too.
+    """
+
+    def __init__(self, upstreams: list[str], *, workers: int = 1,
+                 connections: int = 4096) -> None:
+        binary = find_nginx()
+        if binary is None:
+            raise RuntimeError("nginx is not installed: run ./test.sh (it installs `nginx`)")
+        self.binary = binary
+        self.upstreams = upstreams
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.root = Path(tempfile.mkdtemp(prefix="kaboom-nginx-"))
+        self.workers = workers
+        self.connections = connections
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def _write(self) -> Path:
+        root = self.root
+        for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            (root / "temp" / d).mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:  # the workers run as nobody, and write the temporary files
+            for path in (root, root / "temp", *(root / "temp").iterdir()):
+                shutil.chown(path, "nobody")
+        site = render_nginx(NGINX_TEMPLATE.read_text(), f"127.0.0.1:{self.port}",
+                            self.upstreams)
+        (root / "kaboom.conf").write_text(site)
+        temps = "\n".join(f"    {kind}_temp_path {root}/temp/{d};" for kind, d in (
+            ("client_body", "body"), ("proxy", "proxy"), ("fastcgi", "fastcgi"),
+            ("uwsgi", "uwsgi"), ("scgi", "scgi")))
+        conf = root / "nginx.conf"
+        conf.write_text(
+            f"worker_processes {self.workers};\n"
+            f"worker_rlimit_nofile {2 * self.connections + 100};\n"
+            + ("user nobody nogroup;\n" if os.geteuid() == 0 else "")
+            + f"events {{ worker_connections {self.connections}; }}\n"
+            f"http {{\n{temps}\n    access_log off;\n    include {root}/kaboom.conf;\n}}\n")
+        return conf
+
+    def start(self) -> Self:
+        conf = self._write()
+        self.proc = subprocess.Popen(
+            [str(self.binary), "-p", f"{self.root}/", "-c", str(conf),
+             "-e", str(self.root / "error.log"),
+             "-g", f"daemon off; pid {self.root}/nginx.pid;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"nginx exited: {self.errors()}") from None
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"nginx did not listen in 30 s: {self.errors()}")
+
+    def errors(self, last: int = 4000) -> str:
+        """The end of nginx's error log (for a failure message)."""
+        try:
+            return (self.root / "error.log").read_text(errors="replace")[-last:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        try:
+            if self.proc and self.proc.poll() is None:
+                self.proc.terminate()  # nginx's fast shutdown
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -239,8 +239,14 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
 """The headers a public page needs on every answer (the connection guard's refusals too)."""
 
 
+NOT_BUFFERED = (b"x-accel-buffering", b"no")
+"""Tells a proxy in front (nginx) to pass an answer on as it comes: an event stream, a
+long poll."""
+
+
 class SecurityHeaders:
-    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer, and no ``Server``."""
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer, no ``Server``, and
+    :data:`NOT_BUFFERED` on an event stream."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -254,10 +260,11 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *[(k, v) for k, v in message.get("headers", []) if k != b"server"],
-                    *extra,
-                ]
+                headers = [(k, v) for k, v in message.get("headers", []) if k != b"server"]
+                if any(k == b"content-type" and v.startswith(b"text/event-stream")
+                       for k, v in headers):
+                    headers.append(NOT_BUFFERED)
+                message["headers"] = [*headers, *extra]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -97,6 +97,7 @@ async def get_game(
     game_id: GameId,
     service: ServiceDep,
     request: Request,
+    response: Response,
     wait_moves: Annotated[
         int | None,
         Query(ge=0, le=2**31, description="long-poll: answer once the game changes, if it"
@@ -110,6 +111,7 @@ async def get_game(
         # game (a 256x256 loss records 32,768 cells), and every other request would wait.
         return _game(service, await run_in_threadpool(service.get, game_id))
     request.state.long_poll = True  # timed apart in the metrics: its seconds are a wait
+    response.headers["X-Accel-Buffering"] = "no"  # a proxy passes it on as it comes
     if (release_turn := request.scope.get(RELEASE_TURN)) is not None:
         release_turn()  # waiting holds up none of the client's other requests
     return _game(service, await service.watcher.wait_for_change(game_id, wait_moves, timeout))
