@@ -69,11 +69,12 @@ def record_games(count: int, first_seed: int = 1000) -> Recorded:
 class Conn:
     """One keep-alive HTTP/1.1 connection with hand-written requests."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, source: str | None = None) -> None:
+        self.host, self.port, self.source = host, port, source
 
     async def open(self) -> Conn:
-        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.reader, self.writer = await asyncio.open_connection(
+            self.host, self.port, local_addr=None if self.source is None else (self.source, 0))
         return self
 
     async def request(self, method: str, path: str, body: bytes = b"",
@@ -100,9 +101,9 @@ class Conn:
         self.writer.close()
 
 
-async def player(port: int, games: Recorded, until: float, out: dict[str, Any], index: int
-                 ) -> None:
-    conn = await Conn("127.0.0.1", port).open()
+async def player(port: int, games: Recorded, until: float, out: dict[str, Any], index: int,
+                 source: str | None = None) -> None:
+    conn = await Conn("127.0.0.1", port, source).open()
     i = index
     try:
         while time.monotonic() < until:
@@ -136,13 +137,18 @@ def serve(db: str, workers: int) -> LiveServer:
     return LiveServer(db, workers=workers, **NO_CREATION_LIMITS, sqlite_synchronous="NORMAL")
 
 
-def measure(port: int, games: Recorded, concurrency: int, seconds: float) -> dict[str, Any]:
+def measure(port: int, games: Recorded, concurrency: int, seconds: float,
+            own_addresses: bool = False) -> dict[str, Any]:
+    """``own_addresses``: each player connects from an address of its own (127.0.1.i), as
+    players behind a proxy that limits each address do."""
     out: dict[str, Any] = {"moves": 0, "errors": 0, "reveal_ms": []}
     cpu0, t0 = time.process_time(), time.monotonic()
     until = t0 + seconds
 
     async def run() -> None:
-        await asyncio.gather(*(player(port, games, until, out, i) for i in range(concurrency)))
+        await asyncio.gather(*(player(port, games, until, out, i,
+                                      f"127.0.1.{i + 1}" if own_addresses else None)
+                               for i in range(concurrency)))
 
     asyncio.run(run())
     wall = time.monotonic() - t0

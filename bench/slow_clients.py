@@ -1,17 +1,19 @@
-"""Slow clients (slowloris) against ``kaboom serve``: can another player still play?
+"""Slow clients (slowloris): can another player still play?
 
-Usage: python bench/slow_clients.py [--attackers 4] [--per-attacker 400] [--seconds 20]
-           [--fds 1024] [--json PATH]
+Usage: python bench/slow_clients.py [--before KABOOM] [--processes 1] [--attackers 4]
+           [--per-attacker 400] [--seconds 20] [--fds 1024] [--json PATH]
 
-Starts ``kaboom serve`` with ``--fds`` open files (a common default) twice: as it ships
-(``kaboom/server/connections.py``: headers within 10 s, 64 connections a client) and with
-those guards off, as uvicorn alone serves.  In each, ``--attackers`` client addresses
-(127.0.0.2, 127.0.0.3, …; loopback answers to all of 127/8) each hold
-``--per-attacker`` connections that send a request's headers a line every two seconds
-and never finish them, reconnecting whenever the server closes one, while a player at
-127.0.0.200 reads a game every 200 ms on a fresh connection (5 s timeout).  Prints the
-player's answered share and latency with and without the attack, and how many
-connections the attackers held.
+Rows: ``after``, this checkout's ``kaboom serve`` (``--processes`` of them) behind nginx
+with the project's configuration (``deploy/``: headers within 10 s, the connections
+nginx's); and with ``--before`` (the ``kaboom`` command of an older checkout),
+``before``: that server alone, guarding its own connections (headers within 10 s, 64
+connections a client).  The server processes get ``--fds`` open files (a common default;
+nginx sets its own, ``worker_rlimit_nofile``).  In each, ``--attackers`` client addresses
+(127.0.0.2, 127.0.0.3, …; loopback answers to all of 127/8) each hold ``--per-attacker``
+connections that send a request's headers a line every two seconds and never finish them,
+reconnecting whenever the server closes one, while a player at 127.0.0.200 reads a game
+every 200 ms on a fresh connection (5 s timeout).  Prints the player's answered share and
+latency with and without the attack, and how many connections the attackers held.
 """
 
 from __future__ import annotations
@@ -30,17 +32,10 @@ from typing import Any
 
 import httpx
 
-from kaboom.server.config import Settings
 from kaboom.solver.bench.machine import machine
-from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, LiveServer, ProxiedServer, edge_server
 
 ROOT = Path(__file__).resolve().parents[1]
-_SHIPPED = Settings.model_fields  # the defaults, whatever KABOOM_* this shell has set
-GUARDS = {  # (header_timeout_s, connections_per_client, max_connections)
-    "guarded": (_SHIPPED["header_timeout_s"].default,
-                _SHIPPED["connections_per_client"].default, None),
-    "unguarded": (1e9, 0, 10**6),
-}
 
 
 async def _attacker(port: int, source: str, stop: asyncio.Event, held: list[int],
@@ -125,7 +120,7 @@ def _summary(times: list[float | None]) -> dict[str, Any]:
     }
 
 
-async def _phase(server: LiveServer, game: str, attackers: int, per: int,
+async def _phase(server: LiveServer | ProxiedServer, game: str, attackers: int, per: int,
                  seconds: float) -> dict[str, Any]:
     stop = asyncio.Event()
     held, opened = [0], [0]
@@ -145,19 +140,22 @@ async def _phase(server: LiveServer, game: str, attackers: int, per: int,
             "attack_connections_opened": opened[0]}
 
 
-def run(attackers: int, per: int, seconds: float, fds: int) -> dict[str, Any]:
+def run(rows: list[str], before: str | None, processes: int, attackers: int, per: int,
+        seconds: float, fds: int) -> dict[str, Any]:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     need = attackers * per + 200
     if hard != resource.RLIM_INFINITY and hard < need:
         raise SystemExit(f"this bench needs {need} open files; the hard limit is {hard}")
     results: dict[str, Any] = {}
-    for name, (timeout, per_client, cap) in GUARDS.items():
+    for name in rows:
         resource.setrlimit(resource.RLIMIT_NOFILE, (fds, hard))  # the server inherits it
-        os.environ["FORWARDED_ALLOW_IPS"] = "192.0.2.1"  # trust no loopback address
+        if name == "before":  # alone: trust no loopback address as a proxy
+            os.environ["FORWARDED_ALLOW_IPS"] = "192.0.2.1"
+        else:  # behind nginx: its address, 127.0.0.1 (uvicorn's default)
+            os.environ.pop("FORWARDED_ALLOW_IPS", None)
         with tempfile.TemporaryDirectory() as tmp:
-            server = LiveServer(Path(tmp) / "slow.db", **NO_CREATION_LIMITS,
-                                header_timeout_s=timeout, connections_per_client=per_client,
-                                **({} if cap is None else {"max_connections": cap})).start()
+            server = edge_server(name, Path(tmp) / "slow.db", before, processes,
+                                 **NO_CREATION_LIMITS).start()
             resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, need), hard))
             try:
                 game = httpx.post(f"{server.url}/api/games", timeout=10,
@@ -165,10 +163,10 @@ def run(attackers: int, per: int, seconds: float, fds: int) -> dict[str, Any]:
                 quiet = asyncio.run(_phase(server, game, 0, 0, seconds / 2))
                 attacked = asyncio.run(_phase(server, game, attackers, per, seconds))
             finally:
-                server.kill()
+                server.stop()
         results[name] = {"quiet": quiet, "attacked": attacked}
         for phase, r in results[name].items():
-            print(f"{name:9} {phase:8} player answered {r['answered_pct']} % of {r['reads']} "
+            print(f"{name:6} {phase:8} player answered {r['answered_pct']} % of {r['reads']} "
                   f"reads, median {r['median_ms']} ms, p99 {r['p99_ms']} ms; attackers held "
                   f"{r['attack_connections_peak']} connections at most "
                   f"({r['attack_connections_opened']} opened); failures {r['failures']}",
@@ -178,6 +176,8 @@ def run(attackers: int, per: int, seconds: float, fds: int) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", help="an older checkout's kaboom command, run alone")
+    ap.add_argument("--processes", type=int, default=1, help="server processes behind nginx")
     ap.add_argument("--attackers", type=int, default=4, help="client addresses attacking")
     ap.add_argument("--per-attacker", type=int, default=400, help="connections each holds")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of the attack")
@@ -186,7 +186,9 @@ def main() -> None:
     args = ap.parse_args()
     load = os.getloadavg()[0]
     where = machine()
-    results = run(args.attackers, args.per_attacker, args.seconds, args.fds)
+    rows = ["before", "after"] if args.before else ["after"]
+    results = run(rows, args.before, args.processes, args.attackers, args.per_attacker,
+                  args.seconds, args.fds)
     settings = {k: v for k, v in vars(args).items() if k != "json"}  # not where it was written
     out = {"settings": settings, "machine": where, "load_at_start": load, "results": results}
     Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

@@ -18,13 +18,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import httpx
 
 __all__ = [
     "CHROMIUM_ARGS", "NGINX_TEMPLATE", "NO_CREATION_LIMITS", "LiveServer", "NginxProxy",
-    "PostgresServer", "find_nginx", "find_postgres", "free_port", "render_nginx",
+    "PostgresServer", "ProxiedServer", "edge_server", "find_nginx", "find_postgres",
+    "free_port", "render_nginx",
 ]
 
 CHROMIUM_ARGS = [
@@ -72,6 +73,8 @@ class LiveServer:
     ) -> None:
         self.db = db
         self.workers = workers
+        self.command = [sys.executable, "-m", "kaboom"]
+        """The ``kaboom`` command: this checkout's, or another's (a bench's "before")."""
         self.grace_s = grace_s
         """How long :meth:`stop` waits for a graceful shutdown before it kills: open long
         polls hold one for up to ``long_poll_max_s``."""
@@ -86,7 +89,7 @@ class LiveServer:
     def start(self) -> Self:
         self.proc = subprocess.Popen(
             [
-                sys.executable, "-m", "kaboom", "serve",
+                *self.command, "serve",
                 "--port", str(self.port),
                 "--db", str(self.db),
                 "--workers", str(self.workers),
@@ -126,6 +129,9 @@ class LiveServer:
                 self.proc.wait(self.grace_s)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+    def pids(self) -> list[int]:
+        return [self.proc.pid] if self.proc else []
 
     def __enter__(self) -> Self:
         return self.start()
@@ -328,3 +334,54 @@ class NginxProxy:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class ProxiedServer:
+    """What ``docker compose up`` runs, on this machine: ``processes`` ``kaboom serve``
+    processes on one store, and :class:`NginxProxy` in front of them; :attr:`url` is
+    nginx's.  ``settings`` go to every process, as for :class:`LiveServer`."""
+
+    def __init__(self, db: Path | str, processes: int = 2, **settings: Any) -> None:
+        self.servers = [LiveServer(db, **settings) for _ in range(processes)]
+        self.nginx = NginxProxy([f"127.0.0.1:{s.port}" for s in self.servers])
+        self.port = self.nginx.port
+        self.url = self.nginx.url
+
+    def start(self) -> Self:
+        try:
+            for server in self.servers:
+                server.start()
+            self.nginx.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def pids(self) -> list[int]:
+        """The server processes' (not nginx's)."""
+        return [pid for server in self.servers for pid in server.pids()]
+
+    def stop(self) -> None:
+        self.nginx.stop()
+        for server in self.servers:
+            server.stop()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def edge_server(row: str, db: Path | str, before: str | None = None, processes: int = 1,
+                **settings: Any) -> LiveServer | ProxiedServer:
+    """The server of a bench's row: ``"before"``, the ``kaboom`` command ``before`` (an older
+    checkout's) alone, guarding itself as it did; ``"after"``, this checkout's ``processes``
+    behind nginx.  Not started."""
+    if row == "before":
+        if before is None:
+            raise ValueError("the before row needs the older kaboom command")
+        server = LiveServer(db, **settings)
+        server.command = [before]
+        return server
+    return ProxiedServer(db, processes, **settings)

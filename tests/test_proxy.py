@@ -19,46 +19,26 @@ import uvicorn
 from starlette.responses import StreamingResponse
 
 from kaboom.server.edge import SecurityHeaders
-from kaboom.testing import NO_CREATION_LIMITS, LiveServer, NginxProxy, free_port
+from kaboom.testing import NO_CREATION_LIMITS, NginxProxy, ProxiedServer, free_port
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(180)
 
 
-class Site:
-    """nginx in front of server processes."""
-
-    def __init__(self, nginx: NginxProxy, servers: list[LiveServer]) -> None:
-        self.nginx, self.servers = nginx, servers
-        self.url, self.port = nginx.url, nginx.port
-
-
-def _start_site(db: Path, processes: int = 2, **settings: int) -> Site:
-    servers = [LiveServer(db, **settings).start() for _ in range(processes)]
-    nginx = NginxProxy([f"127.0.0.1:{s.port}" for s in servers]).start()
-    return Site(nginx, servers)
-
-
-def _stop_site(site: Site) -> None:
-    site.nginx.stop()
-    for server in site.servers:
-        server.stop()
-
-
 @pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
-    started = _start_site(tmp_path_factory.mktemp("proxy") / "games.db", **NO_CREATION_LIMITS)
-    yield started
-    _stop_site(started)
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProxiedServer]:
+    with ProxiedServer(tmp_path_factory.mktemp("proxy") / "games.db",
+                       **NO_CREATION_LIMITS) as started:
+        yield started
 
 
-def _client(site: Site, source: str) -> httpx.Client:
+def _client(site: ProxiedServer, source: str) -> httpx.Client:
     """A kept-alive client from ``source`` (an address on loopback)."""
     return httpx.Client(base_url=site.url, timeout=30,
                         transport=httpx.HTTPTransport(local_address=source))
 
 
-def test_a_body_over_the_cap_is_a_413_from_nginx(site: Site) -> None:
+def test_a_body_over_the_cap_is_a_413_from_nginx(site: ProxiedServer) -> None:
     """Declared or chunked, a body over 64 KiB never reaches a process: nginx answers the
     API's 413, as JSON."""
     with _client(site, "127.0.0.2") as http:
@@ -134,7 +114,7 @@ async def _reads(url: str, path: str, source: str, seconds: float,
     return out
 
 
-def test_slow_clients_cannot_hold_back_another_clients_reads(site: Site) -> None:
+def test_slow_clients_cannot_hold_back_another_clients_reads(site: ProxiedServer) -> None:
     """300 connections trickling their headers and 30 trickling a body, from one
     address: another player's reads, each on a fresh connection, are all answered at
     once; nginx closes the trickling headers at their 10 s deadline, and the bodies
@@ -180,7 +160,7 @@ async def _flood(url: str, path: str, source: str, connections: int,
     return statuses
 
 
-def test_one_address_flood_waits_behind_itself(site: Site) -> None:
+def test_one_address_flood_waits_behind_itself(site: ProxiedServer) -> None:
     """An address reading as fast as 40 connections allow is served 100 reads a second
     (past a burst of 20) and refused none: its requests wait, in line, at nginx.  Another
     player's reads meanwhile take what they take alone."""
@@ -204,27 +184,22 @@ def test_one_address_flood_waits_behind_itself(site: Site) -> None:
     assert during < max(3 * alone, 0.05), (alone, during)
 
 
-def test_two_processes_both_serve(site: Site) -> None:
+def test_two_processes_both_serve(site: ProxiedServer) -> None:
     """least_conn spreads requests over both processes, on kept-alive connections."""
     with _client(site, "127.0.0.6") as http:
         workers = [http.get("/api/health").json()["worker"] for _ in range(10)]
-    assert set(workers) == {s.proc.pid for s in site.servers if s.proc}
+    assert set(workers) == set(site.pids())
 
 
 def test_the_client_is_the_address_nginx_saw(tmp_path: Path) -> None:
     """X-Forwarded-For is nginx's to say: a client's own is replaced, so it cannot choose
     the creation bucket it draws on."""
-    site = _start_site(tmp_path / "games.db", processes=1, create_per_minute=1,
-                       create_burst=1)
-    try:
-        with _client(site, "127.0.0.7") as http:
-            body = {"width": 9, "height": 9, "mines": 10}
-            first = http.post("/api/games", json=body,
-                              headers={"X-Forwarded-For": "203.0.113.1"})
-            second = http.post("/api/games", json=body,
-                               headers={"X-Forwarded-For": "203.0.113.2"})
-    finally:
-        _stop_site(site)
+    with ProxiedServer(tmp_path / "games.db", processes=1, create_per_minute=1,
+                       create_burst=1) as site, _client(site, "127.0.0.7") as http:
+        body = {"width": 9, "height": 9, "mines": 10}
+        first = http.post("/api/games", json=body, headers={"X-Forwarded-For": "203.0.113.1"})
+        second = http.post("/api/games", json=body,
+                           headers={"X-Forwarded-For": "203.0.113.2"})
     assert first.status_code == 201
     assert second.status_code == 429
     assert "from 127.0.0.7:" in second.json()["detail"]
@@ -270,7 +245,7 @@ def test_an_event_stream_passes_unbuffered() -> None:
     assert seen[0][1] < 1.0 and seen[1][1] > 1.9, seen
 
 
-def test_a_spectators_long_poll_passes_through_and_wakes_on_a_move(site: Site) -> None:
+def test_a_spectators_long_poll_passes_through_and_wakes_on_a_move(site: ProxiedServer) -> None:
     """A long poll through nginx (on either process) answers as soon as a move lands on
     any process; the server marks it not to be buffered."""
     created = new_game(site.servers[0].url)

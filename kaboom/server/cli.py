@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"kaboom serve: {exc}", file=sys.stderr)
             return 2
     from kaboom.server.store import StoreOpenError, open_store
-    from kaboom.server.workers import listening_socket, serve
+    from kaboom.server.workers import listening_socket, serve, uvicorn_config
 
     if args.workers > 1:
         try:  # once here, not once a worker: one line for a wrong URL, and no banner
@@ -108,7 +108,6 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} workers)", flush=True)
         return serve(args.host, args.port, args.workers, args.log_level)
-    from kaboom.server.connections import uvicorn_config
     from kaboom.server.main import create_app
 
     try:
@@ -121,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"kaboom serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    config = uvicorn_config(app, settings, args.log_level)
+    config = uvicorn_config(app, args.log_level)
     sock.listen(config.backlog)  # connections wait from the moment the banner names the port
     port = sock.getsockname()[1]  # the one the kernel chose, for --port 0
     print(f"Kaboom on http://{args.host}:{port} (1 worker)", flush=True)

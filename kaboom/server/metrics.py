@@ -34,8 +34,6 @@ from kaboom.server import VERSION
 from kaboom.server.metrics_folder import MULTIPROCESS_DIR
 
 __all__ = [
-    "CONNECTIONS_OPEN",
-    "CONNECTION_REFUSALS",
     "CONTENT_TYPE",
     "CREATE_REFUSALS",
     "GAMES_CREATED",
@@ -50,8 +48,6 @@ __all__ = [
     "STORE_DISK_FULL",
     "STORE_FAULTS",
     "STORE_RACES",
-    "THROTTLED",
-    "THROTTLE_SECONDS",
     "WORKER_CPU",
     "WORKER_MEMORY",
     "RequestMetrics",
@@ -136,23 +132,6 @@ CREATE_REFUSALS = Counter(
     "New games refused: games or client_cells (a client's buckets, 429), all_cells (the"
     " buckets all clients share, 503).", ["bucket"],
 )
-THROTTLED = Counter(
-    "kaboom_throttled_requests",
-    "Requests that waited because their client had sent KABOOM_REQUESTS_PER_SECOND in the"
-    " last second.",
-)
-THROTTLE_SECONDS = Counter(
-    "kaboom_throttle_seconds", "Time requests waited for their client's rate, in total.")
-CONNECTIONS_OPEN = Gauge(
-    "kaboom_connections_open", "Connections open now (summed over live workers).",
-    multiprocess_mode="livesum",
-)
-CONNECTION_REFUSALS = Counter(
-    "kaboom_connection_refusals",
-    "Connections closed before a request reached the app: headers_late (408), idle (sent"
-    " nothing in time), client_cap (429), process_cap (503).", ["reason"],
-)
-
 WORKER_MEMORY = Gauge(
     "kaboom_worker_resident_memory_bytes",
     "Resident memory of each server process, labelled by pid (sampled every few seconds).",

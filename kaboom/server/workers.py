@@ -22,7 +22,6 @@ import ctypes
 import logging
 import multiprocessing
 import os
-import secrets
 import signal
 import socket
 import sys
@@ -33,16 +32,12 @@ from multiprocessing.process import BaseProcess
 from multiprocessing.synchronize import Event
 from typing import Any
 
-from kaboom.server.connections import ClientCounts
+import uvicorn
+
 from kaboom.server.metrics import worker_gone
 from kaboom.server.metrics_folder import MULTIPROCESS_DIR
-from kaboom.server.request_rate import RequestWindows
 
-_Shared = tuple[Any, int, int, bytes]
-"""A worker's part of a table in shared memory: the buffer, its rows, the worker's row,
-and the run's hash key."""
-
-__all__ = ["serve"]
+__all__ = ["listening_socket", "serve", "uvicorn_config"]
 
 log = logging.getLogger("kaboom.workers")
 
@@ -65,18 +60,21 @@ def listening_socket(host: str, port: int, shared: bool = True) -> socket.socket
     return sock
 
 
+def uvicorn_config(app: Any, log_level: str) -> uvicorn.Config:
+    """The uvicorn configuration of every ``kaboom serve`` process: no ``Server`` banner.
+    uvicorn takes the client from ``X-Forwarded-For`` only from the addresses of
+    ``FORWARDED_ALLOW_IPS`` (its default: 127.0.0.1), which is to name the proxy alone."""
+    return uvicorn.Config(app, log_level=log_level, server_header=False)
+
+
 def _die_with_parent() -> None:
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Shared,
-            windows: _Shared) -> None:
-    import uvicorn
-
+def _worker(host: str, port: int, log_level: str, ready: Event) -> None:
     from kaboom.server.config import Settings
-    from kaboom.server.connections import uvicorn_config
     from kaboom.server.main import create_app
     from kaboom.server.store import StoreOpenError
 
@@ -84,13 +82,13 @@ def _worker(host: str, port: int, log_level: str, ready: Event, counts: _Shared,
     settings = Settings()
     try:
         # opens the store: a wrong URL fails here, before ``ready``
-        app = create_app(settings, RequestWindows.shared(*windows))
+        app = create_app(settings)
     except StoreOpenError as exc:
         print(f"kaboom serve: {exc}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
     sock = listening_socket(host, port)
     ready.set()
-    config = uvicorn_config(app, settings, log_level, ClientCounts.shared(*counts))
+    config = uvicorn_config(app, log_level)
     # uvicorn raises the SIGINT it stopped on again once it has stopped; a terminal's
     # Ctrl-C reaches every worker, and each would print a traceback of it.
     with contextlib.suppress(KeyboardInterrupt):
@@ -125,24 +123,14 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
 
-    # Each worker counts its clients' connections in a row of one table, so that the cap
-    # a client is held to is over all of them (kaboom.server.connections.ClientCounts).
-    table = context.RawArray("i", workers * ClientCounts.CELLS)
-    key = secrets.token_bytes(16)
-    # And its requests of the last second, by tenths (kaboom.server.request_rate.RequestWindows).
-    windows = context.RawArray("q", workers * RequestWindows.SIZE)
-    RequestWindows.blank(windows, workers)
-
-    def start(row: int, first: bool) -> tuple[BaseProcess, Event, bool]:
-        ClientCounts.table_of(table, workers)[row] = 0  # a dead worker's connections are gone
+    def start(first: bool) -> tuple[BaseProcess, Event, bool]:
         ready = context.Event()
-        proc = context.Process(target=_worker, daemon=True, args=(
-            host, port, log_level, ready, (table, workers, row, key),
-            (windows, workers, row, key)))
+        proc = context.Process(target=_worker, daemon=True,
+                               args=(host, port, log_level, ready))
         proc.start()
         return proc, ready, first
 
-    procs = [start(row, True) for row in range(workers)]
+    procs = [start(True) for _ in range(workers)]
     status = 0
     try:
         while not stopping:
@@ -161,7 +149,7 @@ def serve(host: str, port: int, workers: int, log_level: str) -> int:
                     worker_gone(proc.pid)
                 if not ready.is_set():
                     time.sleep(1.0)  # a worker that cannot start is not restarted in a spin
-                procs[i] = start(i, False)
+                procs[i] = start(False)
     finally:
         for proc, _, _ in procs:
             if proc.is_alive():

@@ -23,7 +23,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kaboom.server import VERSION
 from kaboom.server.deps import GameId, MetricsToken, PlayerToken, ServiceDep
-from kaboom.server.edge import RELEASE_TURN, client_of
+from kaboom.server.edge import client_of
 from kaboom.server.errors import MissingTokenError, NotPlayerError, StoreUnavailableError
 from kaboom.server.game import Game
 from kaboom.server.metrics import CONTENT_TYPE, exposition
@@ -112,8 +112,6 @@ async def get_game(
         return _game(service, await run_in_threadpool(service.get, game_id))
     request.state.long_poll = True  # timed apart in the metrics: its seconds are a wait
     response.headers["X-Accel-Buffering"] = "no"  # a proxy passes it on as it comes
-    if (release_turn := request.scope.get(RELEASE_TURN)) is not None:
-        release_turn()  # waiting holds up none of the client's other requests
     return _game(service, await service.watcher.wait_for_change(game_id, wait_moves, timeout))
 
 
