@@ -1,14 +1,15 @@
 """Slow clients (slowloris): can another player still play?
 
 Usage: python bench/slow_clients.py [--before KABOOM] [--processes 1] [--attackers 4]
-           [--per-attacker 400] [--seconds 20] [--fds 1024] [--json PATH]
+           [--per-attacker 400] [--seconds 20] [--fds 1024] [--repeat 1] [--json PATH]
 
 Rows: ``after``, this checkout's ``kaboom serve`` (``--processes`` of them) behind nginx
 with the project's configuration (``deploy/``: headers within 10 s, the connections
 nginx's); and with ``--before`` (the ``kaboom`` command of an older checkout),
 ``before``: that server alone, guarding its own connections (headers within 10 s, 64
-connections a client).  The server processes get ``--fds`` open files (a common default;
-nginx sets its own, ``worker_rlimit_nofile``).  In each, ``--attackers`` client addresses
+connections a client); ``--repeat`` times, alternating.  The server processes get
+``--fds`` open files (a common default; nginx sets its own, ``worker_rlimit_nofile``).
+In each, ``--attackers`` client addresses
 (127.0.0.2, 127.0.0.3, …; loopback answers to all of 127/8) each hold ``--per-attacker``
 connections that send a request's headers a line every two seconds and never finish them,
 reconnecting whenever the server closes one, while a player at 127.0.0.200 reads a game
@@ -116,6 +117,7 @@ def _summary(times: list[float | None]) -> dict[str, Any]:
         "reads": len(times),
         "answered_pct": round(100 * len(ok) / len(times), 1) if times else None,
         "median_ms": round(1000 * statistics.median(ok), 1) if ok else None,
+        "p90_ms": round(1000 * ok[min(len(ok) - 1, int(0.9 * len(ok)))], 1) if ok else None,
         "p99_ms": round(1000 * ok[min(len(ok) - 1, int(0.99 * len(ok)))], 1) if ok else None,
     }
 
@@ -141,12 +143,12 @@ async def _phase(server: LiveServer | ProxiedServer, game: str, attackers: int, 
 
 
 def run(rows: list[str], before: str | None, processes: int, attackers: int, per: int,
-        seconds: float, fds: int) -> dict[str, Any]:
+        seconds: float, fds: int) -> list[dict[str, Any]]:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     need = attackers * per + 200
     if hard != resource.RLIM_INFINITY and hard < need:
         raise SystemExit(f"this bench needs {need} open files; the hard limit is {hard}")
-    results: dict[str, Any] = {}
+    results: list[dict[str, Any]] = []
     for name in rows:
         resource.setrlimit(resource.RLIMIT_NOFILE, (fds, hard))  # the server inherits it
         if name == "before":  # alone: trust no loopback address as a proxy
@@ -164,10 +166,11 @@ def run(rows: list[str], before: str | None, processes: int, attackers: int, per
                 attacked = asyncio.run(_phase(server, game, attackers, per, seconds))
             finally:
                 server.stop()
-        results[name] = {"quiet": quiet, "attacked": attacked}
-        for phase, r in results[name].items():
+        results.append({"row": name, "quiet": quiet, "attacked": attacked})
+        for phase, r in (("quiet", quiet), ("attacked", attacked)):
             print(f"{name:6} {phase:8} player answered {r['answered_pct']} % of {r['reads']} "
-                  f"reads, median {r['median_ms']} ms, p99 {r['p99_ms']} ms; attackers held "
+                  f"reads, median {r['median_ms']} ms, p90 {r['p90_ms']} ms, p99 {r['p99_ms']}"
+                  f" ms; attackers held "
                   f"{r['attack_connections_peak']} connections at most "
                   f"({r['attack_connections_opened']} opened); failures {r['failures']}",
                   flush=True)
@@ -182,11 +185,12 @@ def main() -> None:
     ap.add_argument("--per-attacker", type=int, default=400, help="connections each holds")
     ap.add_argument("--seconds", type=float, default=20.0, help="length of the attack")
     ap.add_argument("--fds", type=int, default=1024, help="the server's open-file limit")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each row, alternating")
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "slow_clients.json"))
     args = ap.parse_args()
     load = os.getloadavg()[0]
     where = machine()
-    rows = ["before", "after"] if args.before else ["after"]
+    rows = (["before", "after"] if args.before else ["after"]) * args.repeat
     results = run(rows, args.before, args.processes, args.attackers, args.per_attacker,
                   args.seconds, args.fds)
     settings = {k: v for k, v in vars(args).items() if k != "json"}  # not where it was written

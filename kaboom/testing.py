@@ -23,9 +23,9 @@ from typing import Any, Self
 import httpx
 
 __all__ = [
-    "CHROMIUM_ARGS", "NGINX_TEMPLATE", "NO_CREATION_LIMITS", "LiveServer", "NginxProxy",
-    "PostgresServer", "ProxiedServer", "edge_server", "find_nginx", "find_postgres",
-    "free_port", "render_nginx",
+    "CHROMIUM_ARGS", "NGINX_MAIN", "NGINX_TEMPLATE", "NO_CREATION_LIMITS", "LiveServer",
+    "NginxProxy", "PostgresServer", "ProxiedServer", "edge_server", "find_nginx",
+    "find_postgres", "free_port", "render_nginx",
 ]
 
 CHROMIUM_ARGS = [
@@ -59,20 +59,18 @@ class LiveServer:
     """A real ``kaboom serve`` process on a free port.
 
     ``settings`` are :class:`kaboom.server.config.Settings` fields, passed to the server as
-    ``KABOOM_*`` environment variables (so that every worker process reads them too).
+    ``KABOOM_*`` environment variables.
     """
 
     def __init__(
         self,
         db: Path | str,
         port: int | None = None,
-        workers: int = 1,
         *,
         grace_s: float = 10.0,
         **settings: object,
     ) -> None:
         self.db = db
-        self.workers = workers
         self.command = [sys.executable, "-m", "kaboom"]
         """The ``kaboom`` command: this checkout's, or another's (a bench's "before")."""
         self.grace_s = grace_s
@@ -92,13 +90,12 @@ class LiveServer:
                 *self.command, "serve",
                 "--port", str(self.port),
                 "--db", str(self.db),
-                "--workers", str(self.workers),
             ],
             stdout=subprocess.DEVNULL,
             stderr=self.log,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
         )
-        deadline = time.monotonic() + 90  # several workers on a busy machine start slowly
+        deadline = time.monotonic() + 90  # a busy machine starts a server slowly
         while time.monotonic() < deadline:
             try:
                 httpx.get(f"{self.url}/openapi.json", timeout=1).raise_for_status()
@@ -223,7 +220,9 @@ class PostgresServer:
 
 
 NGINX_TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "kaboom.conf.template"
-"""The project's nginx configuration (in a checkout: the tests and benches run from one)."""
+"""The project's nginx site (in a checkout: the tests and benches run from one)."""
+NGINX_MAIN = NGINX_TEMPLATE.with_name("nginx.conf")
+"""nginx's main configuration in the container, whose worker settings the tests take."""
 
 
 def render_nginx(template: str, listen: str, upstreams: list[str]) -> str:
@@ -249,13 +248,12 @@ class NginxProxy:
 
     It runs in the foreground (no daemon), with its prefix, pid file, logs and temporary
     files in a directory of its own, so that it needs no privilege and leaves nothing
-    behind; under root its worker processes run as ``nobody``.  ``workers`` and
-    ``connections`` are nginx's worker processes and connections per worker, which the
-    container's main configuration (``deploy/nginx.conf``) sets too.
+    behind; under root its worker processes run as ``nobody``.  Its main configuration
+    is the container's (``deploy/nginx.conf``: worker processes, connections, open files)
+    with this directory's paths instead of the image's.
     """
 
-    def __init__(self, upstreams: list[str], *, workers: int = 1,
-                 connections: int = 4096) -> None:
+    def __init__(self, upstreams: list[str]) -> None:
         binary = find_nginx()
         if binary is None:
             raise RuntimeError("nginx is not installed: run ./test.sh (it installs `nginx`)")
@@ -264,8 +262,6 @@ class NginxProxy:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.root = Path(tempfile.mkdtemp(prefix="kaboom-nginx-"))
-        self.workers = workers
-        self.connections = connections
         self.proc: subprocess.Popen[bytes] | None = None
 
     def _write(self) -> Path:
@@ -282,11 +278,12 @@ class NginxProxy:
             ("client_body", "body"), ("proxy", "proxy"), ("fastcgi", "fastcgi"),
             ("uwsgi", "uwsgi"), ("scgi", "scgi")))
         conf = root / "nginx.conf"
+        worker = dict(re.findall(r"^\s*(worker_\w+) ([^;]+);", NGINX_MAIN.read_text(), re.M))
         conf.write_text(
-            f"worker_processes {self.workers};\n"
-            f"worker_rlimit_nofile {2 * self.connections + 100};\n"
+            f"worker_processes {worker['worker_processes']};\n"
+            f"worker_rlimit_nofile {worker['worker_rlimit_nofile']};\n"
             + ("user nobody nogroup;\n" if os.geteuid() == 0 else "")
-            + f"events {{ worker_connections {self.connections}; }}\n"
+            + f"events {{ worker_connections {worker['worker_connections']}; }}\n"
             f"http {{\n{temps}\n    access_log off;\n    include {root}/kaboom.conf;\n}}\n")
         return conf
 
@@ -383,5 +380,6 @@ def edge_server(row: str, db: Path | str, before: str | None = None, processes: 
             raise ValueError("the before row needs the older kaboom command")
         server = LiveServer(db, **settings)
         server.command = [before]
+        server.env["PYTHONPATH"] = ""  # its own checkout's code, not one this run was given
         return server
     return ProxiedServer(db, processes, **settings)

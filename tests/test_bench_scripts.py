@@ -56,7 +56,9 @@ def test_slow_clients_leave_the_player_served(tmp_path: Path) -> None:
     out = tmp_path / "slow.json"
     run_bench("slow_clients.py", "--attackers", "2", "--per-attacker", "80", "--seconds", "4",
               "--json", str(out))
-    attacked = bench_report(out)["results"]["after"]["attacked"]
+    [result] = bench_report(out)["results"]
+    attacked = result["attacked"]
+    assert result["row"] == "after"
     assert attacked["attack_connections_peak"] > 0  # nginx holds them, up to 10 s
     assert attacked["answered_pct"] == 100.0 and attacked["reads"] > 0
 
@@ -90,14 +92,14 @@ def test_proof_time_finds_proofs_in_played_games(tmp_path: Path) -> None:
 
 def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
-    run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--workers", "2",
+    run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--processes", "2",
               "--games", "2", "--out", str(out))
     rows = bench_report(out)["rows"]
     served = [r for r in rows if "moves_per_s" in r]
     polled = [r for r in rows if r.get("measure") == "cross-process long poll"]
     assert sorted(r["store"] for r in served) == ["postgresql", "sqlite"]
     for row in served:
-        assert row["workers"] == 2 and row["errors"] == 0 and row["reveals"] > 0
-    # a move made through one worker wakes a long poll held by the other
+        assert row["processes"] == 2 and row["errors"] == 0 and row["reveals"] > 0
+    # a move made through one process wakes a long poll held by the other
     assert sorted(r["store"] for r in polled) == ["postgresql", "sqlite"]
     assert all(r["samples"] > 0 for r in polled)

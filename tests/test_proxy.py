@@ -6,7 +6,10 @@ processes on one store.  Clients come from addresses of their own on loopback
 from __future__ import annotations
 
 import asyncio
+import os
+import re
 import statistics
+import subprocess
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -19,10 +22,19 @@ import uvicorn
 from starlette.responses import StreamingResponse
 
 from kaboom.server.edge import SecurityHeaders
-from kaboom.testing import NO_CREATION_LIMITS, NginxProxy, ProxiedServer, free_port
+from kaboom.testing import (
+    NGINX_TEMPLATE,
+    NO_CREATION_LIMITS,
+    NginxProxy,
+    ProxiedServer,
+    free_port,
+    render_nginx,
+)
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(180)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -176,8 +188,10 @@ def test_one_address_flood_waits_behind_itself(site: ProxiedServer) -> None:
 
     quiet, flooded, statuses = asyncio.run(scene())
     assert set(statuses) == {200}  # delayed, never refused
-    # 4 s at 100 a second, the 20 let through at once, and what was still owed at the end
-    assert 200 < len(statuses) <= 4 * 100 + 20 + 40, len(statuses)
+    # 4 s at 100 a second, the 20 let through at once, the 40 still owed at the end (and
+    # a tenth of a second's slack for the clock of a loaded machine); unheld, it was
+    # thousands a second (bench/read_flood.py)
+    assert 200 < len(statuses) <= 4 * 100 + 20 + 40 + 10, len(statuses)
     assert {status for status, _ in flooded} == {200}
     alone = statistics.median(t for _, t in quiet)
     during = statistics.median(t for _, t in flooded)
@@ -269,3 +283,20 @@ def test_a_spectators_long_poll_passes_through_and_wakes_on_a_move(site: Proxied
     spectator.join(30)
     assert answered and answered[0][0] == 1
     assert answered[0][1] - moved < 2.0
+
+
+def test_compose_fills_in_the_template_as_the_tests_do() -> None:
+    """docker-compose.yml hands the template to the nginx image's envsubst step with its
+    ``KABOOM_*`` variables: the same site as :func:`render_nginx` makes for the tests, and
+    nginx's own ``$variables`` left as they are."""
+    compose = (ROOT / "docker-compose.yml").read_text()
+    env = dict(re.findall(r'^\s+(KABOOM_LISTEN|KABOOM_UPSTREAMS): "([^"]*)"', compose, re.M))
+    assert set(env) == {"KABOOM_LISTEN", "KABOOM_UPSTREAMS"}
+    assert "./deploy/kaboom.conf.template:/etc/nginx/templates/kaboom.conf.template" in compose
+    template = NGINX_TEMPLATE.read_text()
+    rendered = subprocess.run(
+        ["envsubst", "${KABOOM_LISTEN} ${KABOOM_UPSTREAMS}"], input=template, text=True,
+        capture_output=True, check=True, env={**os.environ, **env}).stdout
+    upstreams = re.findall(r"server ([^;\s]+);", env["KABOOM_UPSTREAMS"])
+    assert rendered == render_nginx(template, env["KABOOM_LISTEN"], upstreams)
+    assert "$binary_remote_addr" in rendered and "${" not in rendered

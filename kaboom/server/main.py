@@ -27,7 +27,7 @@ from kaboom.server.errors import (
     StoreFullError,
     StoreUnavailableError,
 )
-from kaboom.server.metrics import RequestMetrics, sample_process_forever
+from kaboom.server.metrics import RequestMetrics
 from kaboom.server.openapi import KaboomApp
 from kaboom.server.routes import api
 from kaboom.server.service import GameService
@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        tasks = [asyncio.create_task(sample_process_forever())]
+        tasks = []
         if settings.expiry_interval_s > 0:
             tasks.append(asyncio.create_task(expire_forever()))
         yield

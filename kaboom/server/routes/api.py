@@ -260,7 +260,7 @@ operations = APIRouter(prefix="/api", tags=["operations"])
 @operations.get("/health", responses={503: {"description": "the store cannot be read"}})
 def health(service: ServiceDep) -> HealthOut:
     """Whether this process can read its game store: for load balancers and container
-    health checks (answered by whichever worker the connection reached)."""
+    health checks (answered by whichever process the request reached)."""
     try:
         version = service.store.schema_version()
     except Exception as exc:
@@ -275,13 +275,13 @@ def health(service: ServiceDep) -> HealthOut:
 
 @operations.get("/metrics", response_class=Response, responses={
     200: {"content": {"text/plain": {}},
-          "description": "every worker's counts and timings, in Prometheus's text format"},
+          "description": "this process's counts and timings, in Prometheus's text format"},
     401: {"description": "the server has a metrics token and the request did not send it"},
     403: {"description": "the token sent is not the metrics token"},
 })
 async def metrics(service: ServiceDep, token: MetricsToken) -> Response:
     """Counts and timings for Prometheus: requests by route and status, solver waits and
-    refusals, games, open and refused connections (docs/deploy.md, "Metrics").  When
+    refusals, games (docs/deploy.md, "Metrics").  When
     ``KABOOM_METRICS_TOKEN`` is set, only a request bearing it is answered."""
     secret = service.settings.metrics_token
     if secret is not None:
@@ -289,7 +289,7 @@ async def metrics(service: ServiceDep, token: MetricsToken) -> Response:
             raise MissingTokenError("send the metrics token as 'Authorization: Bearer <token>'")
         if not hmac.compare_digest(token.encode(), secret.get_secret_value().encode()):
             raise NotPlayerError("the token is not this server's metrics token")
-    body = await run_in_threadpool(exposition)  # reads every worker's files
+    body = await run_in_threadpool(exposition)  # off the event loop
     return Response(body, media_type=CONTENT_TYPE)
 
 
