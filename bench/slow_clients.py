@@ -9,11 +9,11 @@ nginx's); and with ``--before`` (the ``kaboom`` command of an older checkout),
 ``before``: that server alone, guarding its own connections (headers within 10 s, 64
 connections a client); ``--repeat`` times, alternating.  The server processes get
 ``--fds`` open files (a common default; nginx sets its own, ``worker_rlimit_nofile``).
-In each, ``--attackers`` client addresses
-(127.0.0.2, 127.0.0.3, …; loopback answers to all of 127/8) each hold ``--per-attacker``
-connections that send a request's headers a line every two seconds and never finish them,
-reconnecting whenever the server closes one, while a player at 127.0.0.200 reads a game
-every 200 ms on a fresh connection (5 s timeout).  Prints the player's answered share and
+In each, ``--attackers`` client addresses (127.0.0.2, 127.0.0.3, …; loopback answers to
+all of 127/8) each hold ``--per-attacker`` connections that send a request's headers a
+line every two seconds and never finish them, reconnecting a second after the server
+closes one (a process of their own), while a player at 127.0.0.200 reads a game every
+200 ms on a fresh connection (5 s timeout).  Prints the player's answered share and
 latency with and without the attack, and how many connections the attackers held.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import os
 import resource
 import statistics
@@ -122,24 +123,49 @@ def _summary(times: list[float | None]) -> dict[str, Any]:
     }
 
 
-async def _phase(server: LiveServer | ProxiedServer, game: str, attackers: int, per: int,
-                 seconds: float) -> dict[str, Any]:
-    stop = asyncio.Event()
-    held, opened = [0], [0]
-    tasks = [asyncio.create_task(_attacker(server.port, f"127.0.0.{2 + a}", stop, held, opened))
-             for a in range(attackers) for _ in range(per)]
-    failures: Counter[str] = Counter()
-    player = asyncio.create_task(_player(server.port, game, stop, failures))
-    peak = 0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        await asyncio.sleep(0.5)
-        peak = max(peak, held[0])
-    stop.set()
-    times = await player
-    await asyncio.gather(*tasks, return_exceptions=True)
-    return {**_summary(times), "failures": dict(failures), "attack_connections_peak": peak,
-            "attack_connections_opened": opened[0]}
+def _attack(port: int, attackers: int, per: int, seconds: float, peak: Any,
+            opened: Any) -> None:
+    """The attackers for ``seconds``, in a process of their own: their connects and closes
+    (a thousand a second) must not delay the player's reads in the same event loop."""
+
+    async def attack() -> None:
+        stop = asyncio.Event()
+        held, count = [0], [0]
+        tasks = [asyncio.create_task(_attacker(port, f"127.0.0.{2 + a}", stop, held, count))
+                 for a in range(attackers) for _ in range(per)]
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            await asyncio.sleep(0.5)
+            peak.value = max(peak.value, held[0])
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        opened.value = count[0]
+
+    asyncio.run(attack())
+
+
+def _phase(server: LiveServer | ProxiedServer, game: str, attackers: int, per: int,
+           seconds: float) -> dict[str, Any]:
+    spawn = multiprocessing.get_context("spawn")
+    peak, opened = spawn.Value("q", 0), spawn.Value("q", 0)
+    attack = spawn.Process(target=_attack, args=(server.port, attackers, per, seconds, peak,
+                                                 opened))
+    if attackers:
+        attack.start()
+
+    async def play() -> tuple[list[float | None], Counter[str]]:
+        stop = asyncio.Event()
+        failures: Counter[str] = Counter()
+        player = asyncio.create_task(_player(server.port, game, stop, failures))
+        await asyncio.sleep(seconds)
+        stop.set()
+        return await player, failures
+
+    times, failures = asyncio.run(play())
+    if attackers:
+        attack.join()
+    return {**_summary(times), "failures": dict(failures),
+            "attack_connections_peak": peak.value, "attack_connections_opened": opened.value}
 
 
 def run(rows: list[str], before: str | None, processes: int, attackers: int, per: int,
@@ -162,8 +188,8 @@ def run(rows: list[str], before: str | None, processes: int, attackers: int, per
             try:
                 game = httpx.post(f"{server.url}/api/games", timeout=10,
                                   json={"width": 9, "height": 9, "mines": 10}).json()["id"]
-                quiet = asyncio.run(_phase(server, game, 0, 0, seconds / 2))
-                attacked = asyncio.run(_phase(server, game, attackers, per, seconds))
+                quiet = _phase(server, game, 0, 0, seconds / 2)
+                attacked = _phase(server, game, attackers, per, seconds)
             finally:
                 server.stop()
         results.append({"row": name, "quiet": quiet, "attacked": attacked})

@@ -198,6 +198,37 @@ def test_one_address_flood_waits_behind_itself(site: ProxiedServer) -> None:
     assert during < max(3 * alone, 0.05), (alone, during)
 
 
+def test_an_address_asks_the_solver_at_a_pace_of_its_own(site: ProxiedServer) -> None:
+    """Analyses, proofs and hints take up to seconds of a solver thread: past 10 a second
+    (and 10 at once) an address's wait at nginx, none refused, while another address's
+    analysis passes at once."""
+    games = [new_game(site.servers[0].url) for _ in range(10)]  # a game's queue holds 4
+    auth = [{"Authorization": f"Bearer {g['player_token']}"} for g in games]
+
+    async def scene() -> tuple[list[int], float, float]:
+        transport = httpx.AsyncHTTPTransport(local_address="127.0.0.10")
+        async with httpx.AsyncClient(base_url=site.url, timeout=30, transport=transport) as http:
+            start = time.monotonic()
+            asks = [asyncio.create_task(http.get(f"/api/games/{games[i % 10]['id']}/analysis",
+                                                 headers=auth[i % 10]))
+                    for i in range(40)]
+            await asyncio.sleep(0.5)
+            other = httpx.AsyncHTTPTransport(local_address="127.0.0.11")
+            async with httpx.AsyncClient(base_url=site.url, timeout=30, transport=other,
+                                         headers=auth[0]) as http2:
+                t = time.monotonic()
+                answer = await http2.get(f"/api/games/{games[0]['id']}/analysis")
+                assert answer.status_code == 200
+                alone = time.monotonic() - t
+            statuses = [r.status_code for r in await asyncio.gather(*asks)]
+            return statuses, time.monotonic() - start, alone
+
+    statuses, took, alone = asyncio.run(scene())
+    assert statuses == [200] * 40
+    assert took >= (40 - 10 - 1) / 10 * 0.9, took  # 10 at once, then 10 a second
+    assert alone < 1.0, alone
+
+
 def test_two_processes_both_serve(site: ProxiedServer) -> None:
     """least_conn spreads requests over both processes, on kept-alive connections."""
     with _client(site, "127.0.0.6") as http:
