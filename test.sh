@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up Kaboom with the test extra and everything the tests drive (Chromium, Xvfb, sgt-mines,
-# PostgreSQL) and runs the whole suite: ruff, mypy --strict on the package, then pytest.  Extra
+# PostgreSQL, nginx) and runs the whole suite: ruff, mypy --strict on the package, then pytest.  Extra
 # arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -1,17 +1,22 @@
 """Abusive requests while bots play: other games' latency, move times against the budget, RSS.
 
-Usage: python bench/abuse.py [--seconds 20] [--dense-seconds S] [--bots 4] [--budget 5]
-           [--analysis-budget 3] [--phases baseline,body_1mb,...] [--json PATH]
+Usage: python bench/abuse.py [--before KABOOM] [--processes 1] [--seconds 20]
+           [--dense-seconds S] [--bots 4] [--budget 5] [--analysis-budget 3]
+           [--phases baseline,body_1mb,...] [--json PATH]
 
-Starts ``kaboom serve`` on a free port with a fresh database, keeps ``--bots`` bots
-(``kaboom/bots/http.py``'s client) playing intermediate games and a prober reading one other
-game (``GET``, every 50 ms), and runs each phase for ``--seconds`` while one abuser
-sends the issue #10 requests in a loop: a 1.1 MB and a 10.9 MB body, non-finite numbers
-and lone surrogates, a body that is not UTF-8, and two 256x256 debug games (20 % and 50 %
-mines) clicked on a lattice, guesses away from the numbers surviving, each loss undone
-and its proof cell clicked, an analysis every tenth move.  Prints per phase the other
-games' GET p99 and the bots' reveal p99, the abuser's answers and slowest one, and the
-server's peak RSS (sampled every 100 ms from /proc).
+Rows: ``after``, this checkout's ``kaboom serve`` (``--processes`` of them) behind nginx
+with the project's configuration (``deploy/``); and with ``--before`` (the ``kaboom``
+command of an older checkout), ``before``: that server alone.  A fresh database each.
+Keeps ``--bots`` bots (``kaboom/bots/http.py``'s client, each from an address of its own,
+127.0.0.10, .11, …) playing intermediate games and a prober (127.0.0.200) reading one
+other game (``GET``, every 50 ms), and runs each phase for ``--seconds`` while one abuser
+(127.0.0.2) sends the issue #10 requests in a loop: a 1.1 MB and a 10.9 MB body,
+non-finite numbers and lone surrogates, a body that is not UTF-8, and two 256x256 debug
+games (20 % and 50 % mines) clicked on a lattice, guesses away from the numbers
+surviving, each loss undone and its proof cell clicked, an analysis every tenth move.
+Prints per row and phase the other games' GET p99 and the bots' reveal p99, the abuser's
+answers and slowest one, and the server processes' peak RSS (summed, sampled every 100 ms
+from /proc; nginx's not counted).
 """
 
 from __future__ import annotations
@@ -36,25 +41,28 @@ from kaboom.bots.base import GameSettings, play_game, think_in_thread
 from kaboom.bots.http import HttpClient
 from kaboom.solver import PRESETS
 from kaboom.solver.bench.machine import machine
-from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, edge_server
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 class RssSampler(threading.Thread):
-    """Samples a process's resident set size (MB) every 100 ms."""
+    """Samples processes' resident set size (MB, summed) every 100 ms."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pids: list[int]) -> None:
         super().__init__(daemon=True)
-        self.pid, self.peak, self.now, self.stop = pid, 0.0, 0.0, threading.Event()
+        self.pids, self.peak, self.now, self.stop = pids, 0.0, 0.0, threading.Event()
 
     def run(self) -> None:
         while not self.stop.wait(0.1):
-            try:
-                with open(f"/proc/{self.pid}/status") as f:
-                    kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS"))
-            except (OSError, StopIteration):
-                return
+            kb = 0
+            for pid in self.pids:
+                try:
+                    with open(f"/proc/{pid}/status") as f:
+                        kb += next(int(line.split()[1]) for line in f
+                                   if line.startswith("VmRSS"))
+                except (OSError, StopIteration):
+                    return
             self.now = kb / 1024
             self.peak = max(self.peak, self.now)
 
@@ -153,15 +161,19 @@ PHASES: dict[str, Abuser | None] = {
 # ------------------------------------------------------------------ one phase
 async def _bots(url: str, k: int, seconds: float) -> dict[str, list[float]]:
     settings = GameSettings(*PRESETS["intermediate"])
-    async with HttpClient(url, max_connections=2 * k + 4, timeout=120) as client:
-        deadline = time.monotonic() + seconds
+    deadline = time.monotonic() + seconds
+    latencies: dict[str, list[float]] = {}
 
-        async def worker() -> None:
+    async def bot(i: int) -> None:
+        transport = httpx.AsyncHTTPTransport(local_address=f"127.0.0.{10 + i}")
+        async with HttpClient(url, timeout=120, transport=transport) as client:
             while time.monotonic() < deadline:
                 await play_game(client, settings, think=think_in_thread)
+            for kind, times in client.latencies.items():
+                latencies.setdefault(kind, []).extend(times)
 
-        await asyncio.gather(*(worker() for _ in range(k)))
-        return dict(client.latencies)
+    await asyncio.gather(*(bot(i) for i in range(k)))
+    return latencies
 
 
 def phase(url: str, name: str, abuser: Abuser | None, seconds: float, k: int,
@@ -172,7 +184,8 @@ def phase(url: str, name: str, abuser: Abuser | None, seconds: float, k: int,
     abused: list[tuple[str, int, float]] = []
 
     def probe() -> None:
-        with httpx.Client(base_url=url, timeout=120) as c:
+        transport = httpx.HTTPTransport(local_address="127.0.0.200")
+        with httpx.Client(base_url=url, timeout=120, transport=transport) as c:
             while not stop.is_set():
                 t = time.monotonic()
                 c.get(f"/api/games/{other['id']}")
@@ -181,7 +194,8 @@ def phase(url: str, name: str, abuser: Abuser | None, seconds: float, k: int,
 
     def abuse() -> None:
         assert abuser is not None
-        with httpx.Client(base_url=url, timeout=300) as c:
+        transport = httpx.HTTPTransport(local_address="127.0.0.2")
+        with httpx.Client(base_url=url, timeout=300, transport=transport) as c:
             abused.extend(abuser(c, stop))
 
     rss.peak = rss.now
@@ -213,6 +227,8 @@ def phase(url: str, name: str, abuser: Abuser | None, seconds: float, k: int,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", help="an older checkout's kaboom command, run alone")
+    ap.add_argument("--processes", type=int, default=1, help="server processes behind nginx")
     ap.add_argument("--seconds", type=float, default=20.0, help="time per phase")
     ap.add_argument("--dense-seconds", type=float, default=None,
                     help="time of the dense phases (default: --seconds); the lattice gets "
@@ -228,38 +244,37 @@ def main() -> None:
     settings = {"move_budget_s": args.budget, "analysis_budget_s": args.analysis_budget,
                 "sqlite_synchronous": "NORMAL", **NO_CREATION_LIMITS}  # bots make many
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
-        server = LiveServer(Path(tmp) / "abuse.db", **settings).start()
-        url = server.url
-        assert server.proc is not None
-        rss = RssSampler(server.proc.pid)
-        rss.start()
-        try:
-            for name in args.phases.split(","):
-                seconds = args.seconds
-                if name.startswith("dense") and args.dense_seconds is not None:
-                    seconds = args.dense_seconds
-                rows.append(phase(url, name, PHASES[name], seconds, args.bots, rss))
-                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
-        finally:
-            rss.stop.set()
-            server.stop()
+    for row in ["before", "after"] if args.before else ["after"]:
+        with tempfile.TemporaryDirectory() as tmp, edge_server(
+                row, Path(tmp) / "abuse.db", args.before, args.processes,
+                **settings) as server:
+            rss = RssSampler(server.pids())
+            rss.start()
+            try:
+                for name in args.phases.split(","):
+                    seconds = args.seconds
+                    if name.startswith("dense") and args.dense_seconds is not None:
+                        seconds = args.dense_seconds
+                    result = phase(server.url, name, PHASES[name], seconds, args.bots, rss)
+                    rows.append({"row": row, **result})
+                    print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+            finally:
+                rss.stop.set()
     print(f"{args.bots} bots (intermediate), {args.seconds:g} s a phase, budget "
           f"{args.budget:g} s (analysis {args.analysis_budget:g} s), cpus={os.cpu_count()}, "
           f"load at start {load[0]:.1f}")
-    print(f"{'phase':<10} {'GET p50':>8} {'GET p99':>8} {'GET max':>8} {'bot p99':>8} "
-          f"{'abusive':>8} {'slowest':>22} {'RSS peak':>9}")
+    print(f"{'row':<6} {'phase':<10} {'GET p50':>8} {'GET p99':>8} {'GET max':>8} "
+          f"{'bot p99':>8} {'abusive':>8} {'slowest':>22} {'RSS peak':>9}")
     for r in rows:
         slow = [(k[:-6], v) for k, v in r.items() if k.endswith("_max_s") and k != "get_max_s"]
         worst = max(slow, key=lambda kv: kv[1], default=("-", 0.0))
-        print(f"{r['phase']:<10} {r['get_p50_ms']:>6}ms {r['get_p99_ms']:>6}ms "
+        print(f"{r['row']:<6} {r['phase']:<10} {r['get_p50_ms']:>6}ms {r['get_p99_ms']:>6}ms "
               f"{r['get_max_ms']:>6}ms {r['bot_reveal_p99_ms']:>6}ms {r['abusive']:>8} "
               f"{worst[0]:>12} {worst[1]:>7.2f} s {r['rss_peak_mb']:>6.0f} MB")
     out = {"bots": args.bots, "seconds": args.seconds, "budget_s": args.budget,
-           "analysis_budget_s": args.analysis_budget, "cpus": os.cpu_count(),
-           "machine": where, "load_at_start": round(load[0], 1),
-           "load_at_end": round(os.getloadavg()[0], 1),
-           "phases": rows}
+           "analysis_budget_s": args.analysis_budget, "processes": args.processes,
+           "cpus": os.cpu_count(), "machine": where, "load_at_start": round(load[0], 1),
+           "load_at_end": round(os.getloadavg()[0], 1), "phases": rows}
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(out, indent=2))
 

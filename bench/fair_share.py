@@ -1,12 +1,16 @@
 """One client floods the solver threads; how long does another player's move take?
 
-Usage: python bench/fair_share.py [--games 19] [--seconds 20] [--json PATH]
+Usage: python bench/fair_share.py [--before KABOOM] [--processes 1] [--games 19]
+           [--seconds 20] [--json PATH]
 
-Starts ``kaboom serve`` on a free port with a fresh database (no creation limit). The
-flooding client (127.0.0.1) opens ``--games`` games of 256x256 with 13,000 mines and asks
-for their analyses, three at a time on each game, without pause; the player (from
-127.0.0.2, another client to the server) flags a cell of an Expert game every 200 ms.
-Prints the player's move times with and without the flood, and the flood's answers.
+Rows: ``after``, this checkout's ``kaboom serve`` (``--processes`` of them) behind nginx
+with the project's configuration (``deploy/``); and with ``--before`` (the ``kaboom``
+command of an older checkout), ``before``: that server alone.  A fresh database each, no
+creation limit.  The flooding client (127.0.0.3) opens ``--games`` games of 256x256 with
+13,000 mines and asks for their analyses, three at a time on each game, without pause;
+the player (from 127.0.0.2, another client to the server) flags a cell of an Expert game
+every 200 ms.  Prints the player's move times with and without the flood, and the
+flood's answers.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from typing import Any
 import httpx
 
 from kaboom.solver.bench.machine import machine
-from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, edge_server
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,8 +56,9 @@ async def _flood(c: httpx.AsyncClient, gid: str, auth: dict[str, str], stop: asy
 
 async def run(url: str, games: int, seconds: float) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    limits = httpx.Limits(max_connections=4 * games)
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as c:
+    limits = httpx.Limits(max_connections=4 * games, max_keepalive_connections=4 * games)
+    transport = httpx.AsyncHTTPTransport(local_address="127.0.0.3", limits=limits)
+    async with httpx.AsyncClient(base_url=url, timeout=60, transport=transport) as c:
         dense = []
         for _ in range(games):
             g = (await c.post("/api/games", json={"width": 256, "height": 256,
@@ -76,7 +81,7 @@ async def run(url: str, games: int, seconds: float) -> dict[str, Any]:
                 "median_s": round(statistics.median(ok), 3) if ok else None,
                 "max_s": round(max(t for t, _ in times), 3), "flood_answers": codes,
             }
-            print(f"{phase}: the player's {len(times)} moves ({len(ok)} answered 200), "
+            print(f"{phase:5}: the player's {len(times)} moves ({len(ok)} answered 200), "
                   f"median {out[phase]['median_s']} s, max {out[phase]['max_s']} s; "
                   f"the flood's answers {codes}")
     return out
@@ -84,20 +89,24 @@ async def run(url: str, games: int, seconds: float) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", help="an older checkout's kaboom command, run alone")
+    ap.add_argument("--processes", type=int, default=1, help="server processes behind nginx")
     ap.add_argument("--games", type=int, default=19, help="the flooding client's games")
     ap.add_argument("--seconds", type=float, default=20.0, help="time per phase")
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "fair_share.json"))
     args = ap.parse_args()
     load_before = os.getloadavg()
     where = machine()
-    with tempfile.TemporaryDirectory() as tmp:
-        server = LiveServer(Path(tmp) / "fair.db", **NO_CREATION_LIMITS).start()
-        try:
-            result = asyncio.run(run(server.url, args.games, args.seconds))
-        finally:
-            server.stop()
-    report = {"games": args.games, "seconds": args.seconds, **result,
-              "machine": where, "load_before": load_before, "load_after": os.getloadavg()}
+    rows: dict[str, Any] = {}
+    for row in ["before", "after"] if args.before else ["after"]:
+        print(f"{row}:")
+        with tempfile.TemporaryDirectory() as tmp, edge_server(
+                row, Path(tmp) / "fair.db", args.before, args.processes,
+                **NO_CREATION_LIMITS) as server:
+            rows[row] = asyncio.run(run(server.url, args.games, args.seconds))
+    report = {"games": args.games, "seconds": args.seconds, "processes": args.processes,
+              "rows": rows, "machine": where, "load_before": load_before,
+              "load_after": os.getloadavg()}
     print(f"load {load_before[0]:.2f} before, {report['load_after'][0]:.2f} after")
     Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.json}")

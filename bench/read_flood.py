@@ -1,17 +1,18 @@
 """One client floods reads: how long does another player's read take?
 
-Usage: python bench/read_flood.py [--connections 60] [--seconds 10] [--workers 1]
-           [--repeat 2] [--json PATH]
+Usage: python bench/read_flood.py [--before KABOOM] [--processes 1] [--connections 60]
+           [--seconds 10] [--repeat 2] [--json PATH]
 
-Starts ``kaboom serve`` as it ships (``KABOOM_REQUESTS_PER_SECOND``: a client's requests
-past 100 in a second wait, ``kaboom/server/request_rate.py``; and
-``KABOOM_REQUESTS_PER_CLIENT``: a process works on 8 requests of a client at once,
-``kaboom/server/edge.py``'s ``ClientTurns``), with the rate off, and with both off, alternating
-``--repeat`` times.  In each, a player at 127.0.0.200 reads a game every
-50 ms on a kept-alive connection, first alone and then while a client at 127.0.0.2 reads
-another game as fast as ``--connections`` kept-alive connections allow (a process of its
-own, a thread a connection, so that it does not share the player's interpreter).  Prints
-the player's read times, quiet and flooded, and the flood's rate.
+Rows, alternating ``--repeat`` times: ``after``, this checkout's ``kaboom serve``
+(``--processes`` of them) behind nginx with the project's configuration (``deploy/``:
+100 requests a second an address, the rest delayed); and with ``--before`` (the ``kaboom``
+command of an older checkout, its ``.venv/bin/kaboom``), ``before``: that
+server alone, guarding itself (its own client turns and request rate).  In each, a player
+at 127.0.0.200 reads a game every 50 ms on a kept-alive connection, first alone and then
+while a client at 127.0.0.2 reads another game as fast as ``--connections`` kept-alive
+connections allow (a process of its own, a thread a connection, so that it does not share
+the player's interpreter).  Prints the player's read times, quiet and flooded, and the
+flood's rate.
 """
 
 from __future__ import annotations
@@ -30,18 +31,10 @@ from typing import Any
 
 import httpx
 
-from kaboom.server.config import Settings
 from kaboom.solver.bench.machine import machine
-from kaboom.testing import NO_CREATION_LIMITS, LiveServer
+from kaboom.testing import NO_CREATION_LIMITS, edge_server
 
 ROOT = Path(__file__).resolve().parents[1]
-_TURNS = Settings.model_fields["requests_per_client"].default
-_RATE = Settings.model_fields["requests_per_second"].default
-ROWS = {  # requests_per_client, requests_per_second
-    "shipped": (_TURNS, _RATE),
-    "no rate": (_TURNS, 0),
-    "neither": (0, 0),
-}
 
 
 def _flood(port: int, path: str, connections: int, seconds: float, answered: Any,
@@ -98,11 +91,10 @@ def _summary(times: list[float]) -> dict[str, float]:
             "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 2)}
 
 
-def run(row: str, connections: int, seconds: float, workers: int) -> dict[str, Any]:
-    turns, rate = ROWS[row]
-    with tempfile.TemporaryDirectory() as tmp, LiveServer(
-            Path(tmp) / "flood.db", workers=workers, requests_per_client=turns,
-            requests_per_second=rate, **NO_CREATION_LIMITS) as server:
+def run(row: str, before: str | None, processes: int, connections: int,
+        seconds: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp, edge_server(
+            row, Path(tmp) / "flood.db", before, processes, **NO_CREATION_LIMITS) as server:
         games = [httpx.post(f"{server.url}/api/games", timeout=30,
                             json={"width": 30, "height": 16, "mines": 99}).json()["id"]
                  for _ in range(2)]
@@ -115,32 +107,34 @@ def run(row: str, connections: int, seconds: float, workers: int) -> dict[str, A
         time.sleep(0.5)  # the flood's connections open
         flooded = _reads(server.url, f"/api/games/{games[0]}", seconds - 1.0)
         flood.join()
-        return {"row": row, "requests_per_client": turns, "requests_per_second": rate,
-                "quiet": _summary(quiet), "flooded": _summary(flooded),
+        return {"row": row, "quiet": _summary(quiet), "flooded": _summary(flooded),
                 "flood_reads_per_s": round(answered.value / took.value)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", help="an older checkout's kaboom command, run alone")
+    ap.add_argument("--processes", type=int, default=1, help="server processes behind nginx")
     ap.add_argument("--connections", type=int, default=60, help="the flood's connections")
     ap.add_argument("--seconds", type=float, default=10.0, help="length of each flood")
-    ap.add_argument("--workers", type=int, default=1, help="server processes")
     ap.add_argument("--repeat", type=int, default=2, help="runs of each row, alternating")
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "read_flood.json"))
     args = ap.parse_args()
     load = os.getloadavg()[0]
     where = machine()
+    rows = ["before", "after"] if args.before else ["after"]
     results = []
     for _ in range(args.repeat):
-        for row in ROWS:
-            result = run(row, args.connections, args.seconds, args.workers)
+        for row in rows:
+            result = run(row, args.before, args.processes, args.connections, args.seconds)
             results.append(result)
             q, f = result["quiet"], result["flooded"]
-            print(f"{row:8} quiet p50 {q['p50_ms']:6.2f} p99 {q['p99_ms']:6.2f} ms | flooded"
+            print(f"{row:6} quiet p50 {q['p50_ms']:6.2f} p99 {q['p99_ms']:6.2f} ms | flooded"
                   f" p50 {f['p50_ms']:6.2f} p99 {f['p99_ms']:6.2f} ms ({f['reads']} reads)"
                   f" | flood {result['flood_reads_per_s']:,} reads/s", flush=True)
     settings = {k: v for k, v in vars(args).items() if k != "json"}
-    out = {"settings": settings, "machine": where, "load_at_start": load, "results": results}
+    out = {"settings": settings, "machine": where, "load_at_start": load,
+           "load_at_end": os.getloadavg()[0], "results": results}
     Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     print(f"wrote {args.json}")
 

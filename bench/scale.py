@@ -1,6 +1,11 @@
-"""Moves/s and reveal latency of 1 and 2 server workers on SQLite and PostgreSQL.
+"""Moves/s and reveal latency of 1 and 2 server processes on SQLite and PostgreSQL.
 
-    python bench/scale.py [--seconds 10] [--concurrency 1 8 32] [--workers 1 2] [--repeat 3]
+    python bench/scale.py [--seconds 10] [--concurrency 1 8 32] [--processes 1 2] [--repeat 3]
+
+One process is reached directly; several run behind nginx with the project's
+configuration (``deploy/``), which spreads requests over them (``least_conn``), and each
+player then connects from an address of its own, as nginx limits each address to 100
+requests a second.
 
 The load generator must not be the bottleneck, so it does no solving while it measures:
 each player replays a recorded Expert game.  The games are recorded first, in process,
@@ -36,7 +41,13 @@ from kaboom.server.service import GameService
 from kaboom.server.store import MemoryStore
 from kaboom.solver.advisor import decide
 from kaboom.solver.bench.machine import machine
-from kaboom.testing import NO_CREATION_LIMITS, LiveServer, PostgresServer, find_postgres
+from kaboom.testing import (
+    NO_CREATION_LIMITS,
+    LiveServer,
+    PostgresServer,
+    ProxiedServer,
+    find_postgres,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,11 +80,12 @@ def record_games(count: int, first_seed: int = 1000) -> Recorded:
 class Conn:
     """One keep-alive HTTP/1.1 connection with hand-written requests."""
 
-    def __init__(self, host: str, port: int) -> None:
-        self.host, self.port = host, port
+    def __init__(self, host: str, port: int, source: str | None = None) -> None:
+        self.host, self.port, self.source = host, port, source
 
     async def open(self) -> Conn:
-        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        self.reader, self.writer = await asyncio.open_connection(
+            self.host, self.port, local_addr=None if self.source is None else (self.source, 0))
         return self
 
     async def request(self, method: str, path: str, body: bytes = b"",
@@ -100,9 +112,9 @@ class Conn:
         self.writer.close()
 
 
-async def player(port: int, games: Recorded, until: float, out: dict[str, Any], index: int
-                 ) -> None:
-    conn = await Conn("127.0.0.1", port).open()
+async def player(port: int, games: Recorded, until: float, out: dict[str, Any], index: int,
+                 source: str | None = None) -> None:
+    conn = await Conn("127.0.0.1", port, source).open()
     i = index
     try:
         while time.monotonic() < until:
@@ -131,18 +143,27 @@ async def player(port: int, games: Recorded, until: float, out: dict[str, Any], 
         conn.close()
 
 
-def serve(db: str, workers: int) -> LiveServer:
-    """A ``kaboom serve`` on ``db``: no rate limit on creation, SQLite's default sync."""
-    return LiveServer(db, workers=workers, **NO_CREATION_LIMITS, sqlite_synchronous="NORMAL")
+def serve(db: str, processes: int) -> LiveServer | ProxiedServer:
+    """``processes`` of ``kaboom serve`` on ``db`` (several behind nginx): no rate limit on
+    creation, SQLite's default sync."""
+    settings: dict[str, Any] = {**NO_CREATION_LIMITS, "sqlite_synchronous": "NORMAL"}
+    if processes == 1:
+        return LiveServer(db, **settings)
+    return ProxiedServer(db, processes, **settings)
 
 
-def measure(port: int, games: Recorded, concurrency: int, seconds: float) -> dict[str, Any]:
+def measure(port: int, games: Recorded, concurrency: int, seconds: float,
+            own_addresses: bool = False) -> dict[str, Any]:
+    """``own_addresses``: each player connects from an address of its own (127.0.1.i), as
+    players behind a proxy that limits each address do."""
     out: dict[str, Any] = {"moves": 0, "errors": 0, "reveal_ms": []}
     cpu0, t0 = time.process_time(), time.monotonic()
     until = t0 + seconds
 
     async def run() -> None:
-        await asyncio.gather(*(player(port, games, until, out, i) for i in range(concurrency)))
+        await asyncio.gather(*(player(port, games, until, out, i,
+                                      f"127.0.1.{i + 1}" if own_addresses else None)
+                               for i in range(concurrency)))
 
     asyncio.run(run())
     wall = time.monotonic() - t0
@@ -198,17 +219,17 @@ def longpoll_latency(db: str, samples: int = 20) -> dict[str, Any]:
 
 def summarize(rows: list[dict[str, Any]]) -> list[str]:
     """One Markdown row per setting: the median of its runs, with their range."""
-    out = ["| store | workers | K | moves/s median (range) | reveal p50 ms | reveal p99 ms"
+    out = ["| store | processes | K | moves/s median (range) | reveal p50 ms | reveal p99 ms"
            " median (range) | runs |", "|---|---|---|---|---|---|---|"]
-    settings = sorted({(r["store"], r["workers"], r["concurrency"])
-                       for r in rows if "workers" in r})
-    for store, workers, k in settings:
-        runs = [r for r in rows if (r.get("store"), r.get("workers"), r.get("concurrency"))
-                == (store, workers, k)]
+    settings = sorted({(r["store"], r["processes"], r["concurrency"])
+                       for r in rows if "processes" in r})
+    for store, processes, k in settings:
+        runs = [r for r in rows if (r.get("store"), r.get("processes"), r.get("concurrency"))
+                == (store, processes, k)]
         rate = sorted(r["moves_per_s"] for r in runs)
         p50 = statistics.median(r["reveal_p50_ms"] for r in runs)
         p99 = sorted(r["reveal_p99_ms"] for r in runs)
-        out.append(f"| {store} | {workers} | {k} | {statistics.median(rate):.0f} "
+        out.append(f"| {store} | {processes} | {k} | {statistics.median(rate):.0f} "
                    f"({rate[0]:.0f}-{rate[-1]:.0f}) | {p50:.1f} | {statistics.median(p99):.1f} "
                    f"({p99[0]:.1f}-{p99[-1]:.1f}) | {len(runs)} |")
     return out
@@ -218,7 +239,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
-    parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--processes", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--stores", nargs="+", default=["sqlite", "postgresql"])
     parser.add_argument("--games", type=int, default=40, help="recorded games to replay")
     parser.add_argument("--repeat", type=int, default=1, help="measurements of each setting")
@@ -244,15 +265,17 @@ def main() -> None:
                        **longpoll_latency(db), "load": os.getloadavg()[0]}
                 rows.append(row)
                 print(json.dumps(row), flush=True)
-                for workers in args.workers:
-                    db = str(Path(tmp) / f"{workers}.db")
+                for processes in args.processes:
+                    db = str(Path(tmp) / f"{processes}.db")
                     if store == "postgresql" and pg:
                         db = pg.url()
-                    with serve(db, workers) as server:
+                    with serve(db, processes) as server:
                         for k in args.concurrency:
                             for run in range(args.repeat):
-                                row = {"store": store, "workers": workers, "concurrency": k,
-                                       "run": run, **measure(server.port, games, k, args.seconds),
+                                row = {"store": store, "processes": processes,
+                                       "concurrency": k, "run": run,
+                                       **measure(server.port, games, k, args.seconds,
+                                                 own_addresses=processes > 1),
                                        "load": os.getloadavg()[0]}
                                 rows.append(row)
                                 print(json.dumps(row), flush=True)

@@ -1,5 +1,6 @@
 """Real local services for the tests and the benchmarks: a free port, a ``kaboom serve``
-process, a throwaway PostgreSQL cluster, and the flags Debian's Chromium runs with.
+process, a throwaway PostgreSQL cluster, nginx in front of servers with the repository's
+configuration, and the flags Debian's Chromium runs with.
 
 They live in the package, not in ``tests/``, so that the bench scripts start servers the
 same way the tests do without putting the checkout on ``sys.path``.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -17,13 +19,14 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Self
+from typing import Any, Self
 
 import httpx
 
 __all__ = [
-    "CHROMIUM_ARGS", "NO_CREATION_LIMITS", "LiveServer", "PostgresServer", "find_postgres",
-    "free_port",
+    "CHROMIUM_ARGS", "NGINX_MAIN", "NGINX_TEMPLATE", "NO_CREATION_LIMITS", "LiveServer",
+    "NginxProxy", "PostgresServer", "ProxiedServer", "edge_server", "find_nginx",
+    "find_postgres", "free_port", "render_nginx",
 ]
 
 CHROMIUM_ARGS = [
@@ -57,23 +60,21 @@ class LiveServer:
     """A real ``kaboom serve`` process on a free port.
 
     ``settings`` are :class:`kaboom.server.config.Settings` fields, passed to the server as
-    ``KABOOM_*`` environment variables (so that every worker process reads them too).
+    ``KABOOM_*`` environment variables.
     """
 
     def __init__(
         self,
         db: Path | str,
         port: int | None = None,
-        workers: int = 1,
         *,
         grace_s: float = 10.0,
         **settings: object,
     ) -> None:
         self.db = db
         self.command: Sequence[str] = (sys.executable, "-m", "kaboom")
-        """The ``kaboom`` command to start (set it to another checkout's before :meth:`start`
-        to compare two versions)."""
-        self.workers = workers
+        """The ``kaboom`` command to start: this checkout's, or another's (a bench's
+        "before", to compare two versions in one run)."""
         self.grace_s = grace_s
         """How long :meth:`stop` waits for a graceful shutdown before it kills: open long
         polls hold one for up to ``long_poll_max_s``."""
@@ -91,13 +92,12 @@ class LiveServer:
                 *self.command, "serve",
                 "--port", str(self.port),
                 "--db", str(self.db),
-                "--workers", str(self.workers),
             ],
             stdout=subprocess.DEVNULL,
             stderr=self.log,
             env={**os.environ, "PYTHONUNBUFFERED": "1", **self.env},
         )
-        deadline = time.monotonic() + 90  # several workers on a busy machine start slowly
+        deadline = time.monotonic() + 90  # a busy machine starts a server slowly
         while time.monotonic() < deadline:
             try:
                 httpx.get(f"{self.url}/openapi.json", timeout=1).raise_for_status()
@@ -128,6 +128,9 @@ class LiveServer:
                 self.proc.wait(self.grace_s)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+    def pids(self) -> list[int]:
+        return [self.proc.pid] if self.proc else []
 
     def __enter__(self) -> Self:
         return self.start()
@@ -216,3 +219,169 @@ class PostgresServer:
             self._run("pg_ctl", "-D", str(self.data), "-m", "immediate", "stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+NGINX_TEMPLATE = Path(__file__).resolve().parents[1] / "deploy" / "kaboom.conf.template"
+"""The project's nginx site (in a checkout: the tests and benches run from one)."""
+NGINX_MAIN = NGINX_TEMPLATE.with_name("nginx.conf")
+"""nginx's main configuration in the container, whose worker settings the tests take."""
+
+
+def render_nginx(template: str, listen: str, upstreams: list[str]) -> str:
+    """The template with its two placeholders filled in, as the nginx image's envsubst
+    step fills them in under compose; any other ``${KABOOM_...}`` left is an error."""
+    servers = " ".join(f"server {u};" for u in upstreams)
+    text = template.replace("${KABOOM_LISTEN}", listen).replace("${KABOOM_UPSTREAMS}", servers)
+    left = re.findall(r"\$\{KABOOM_[A-Z_]+\}", text)
+    if left:
+        raise ValueError(f"the nginx template has placeholders nobody fills in: {left}")
+    return text
+
+
+def find_nginx() -> Path | None:
+    """Debian's nginx (in /usr/sbin, which a user's PATH may lack)."""
+    found = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin:/sbin")
+    return Path(found) if found else None
+
+
+class NginxProxy:
+    """A real nginx in front of ``upstreams`` (``host:port`` each) with the project's
+    configuration (:data:`NGINX_TEMPLATE`), listening on a free port of 127.0.0.1.
+
+    It runs in the foreground (no daemon), with its prefix, pid file, logs and temporary
+    files in a directory of its own, so that it needs no privilege and leaves nothing
+    behind; under root its worker processes run as ``nobody``.  Its main configuration
+    is the container's (``deploy/nginx.conf``: worker processes, connections, open files)
+    with this directory's paths instead of the image's.
+    """
+
+    def __init__(self, upstreams: list[str]) -> None:
+        binary = find_nginx()
+        if binary is None:
+            raise RuntimeError("nginx is not installed: run ./test.sh (it installs `nginx`)")
+        self.binary = binary
+        self.upstreams = upstreams
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.root = Path(tempfile.mkdtemp(prefix="kaboom-nginx-"))
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def _write(self) -> Path:
+        root = self.root
+        for d in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+            (root / "temp" / d).mkdir(parents=True, exist_ok=True)
+        if os.geteuid() == 0:  # the workers run as nobody, and write the temporary files
+            for path in (root, root / "temp", *(root / "temp").iterdir()):
+                shutil.chown(path, "nobody")
+        site = render_nginx(NGINX_TEMPLATE.read_text(), f"127.0.0.1:{self.port}",
+                            self.upstreams)
+        (root / "kaboom.conf").write_text(site)
+        temps = "\n".join(f"    {kind}_temp_path {root}/temp/{d};" for kind, d in (
+            ("client_body", "body"), ("proxy", "proxy"), ("fastcgi", "fastcgi"),
+            ("uwsgi", "uwsgi"), ("scgi", "scgi")))
+        conf = root / "nginx.conf"
+        worker = dict(re.findall(r"^\s*(worker_\w+) ([^;]+);", NGINX_MAIN.read_text(), re.M))
+        conf.write_text(
+            f"worker_processes {worker['worker_processes']};\n"
+            f"worker_rlimit_nofile {worker['worker_rlimit_nofile']};\n"
+            + ("user nobody nogroup;\n" if os.geteuid() == 0 else "")
+            + f"events {{ worker_connections {worker['worker_connections']}; }}\n"
+            f"http {{\n{temps}\n    access_log off;\n    include {root}/kaboom.conf;\n}}\n")
+        return conf
+
+    def start(self) -> Self:
+        conf = self._write()
+        self.proc = subprocess.Popen(
+            [str(self.binary), "-p", f"{self.root}/", "-c", str(conf),
+             "-e", str(self.root / "error.log"),
+             "-g", f"daemon off; pid {self.root}/nginx.pid;"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return self
+            except OSError:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"nginx exited: {self.errors()}") from None
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"nginx did not listen in 30 s: {self.errors()}")
+
+    def errors(self, last: int = 4000) -> str:
+        """The end of nginx's error log (for a failure message)."""
+        try:
+            return (self.root / "error.log").read_text(errors="replace")[-last:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        try:
+            if self.proc and self.proc.poll() is None:
+                self.proc.terminate()  # nginx's fast shutdown
+                try:
+                    self.proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class ProxiedServer:
+    """What ``docker compose up`` runs, on this machine: ``processes`` ``kaboom serve``
+    processes on one store, and :class:`NginxProxy` in front of them; :attr:`url` is
+    nginx's.  ``settings`` go to every process, as for :class:`LiveServer`."""
+
+    def __init__(self, db: Path | str, processes: int = 2, **settings: Any) -> None:
+        self.servers = [LiveServer(db, **settings) for _ in range(processes)]
+        self.nginx = NginxProxy([f"127.0.0.1:{s.port}" for s in self.servers])
+        self.port = self.nginx.port
+        self.url = self.nginx.url
+
+    def start(self) -> Self:
+        try:
+            for server in self.servers:
+                server.start()
+            self.nginx.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def pids(self) -> list[int]:
+        """The server processes' (not nginx's)."""
+        return [pid for server in self.servers for pid in server.pids()]
+
+    def stop(self) -> None:
+        self.nginx.stop()
+        for server in self.servers:
+            server.stop()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def edge_server(row: str, db: Path | str, before: str | None = None, processes: int = 1,
+                **settings: Any) -> LiveServer | ProxiedServer:
+    """The server of a bench's row: ``"before"``, the ``kaboom`` command ``before`` (an older
+    checkout's) alone, guarding itself as it did; ``"after"``, this checkout's ``processes``
+    behind nginx.  Not started."""
+    if row == "before":
+        if before is None:
+            raise ValueError("the before row needs the older kaboom command")
+        server = LiveServer(db, **settings)
+        server.command = [before]
+        server.env["PYTHONPATH"] = ""  # its own checkout's code, not one this run was given
+        return server
+    return ProxiedServer(db, processes, **settings)

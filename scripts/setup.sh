@@ -3,8 +3,8 @@
 #   scripts/setup.sh            only what playing needs (./run.sh)
 #   scripts/setup.sh --test     also the test extra: pytest, Playwright, ruff, build... (./test.sh)
 #   --system                    also the Debian packages the tests drive (Chromium, Xvfb,
-#                               sgt-puzzles, gnome-mines, PostgreSQL, Prometheus), when missing and
-#                               apt-get may be used
+#                               sgt-puzzles, gnome-mines, PostgreSQL, Prometheus, nginx and
+#                               envsubst), when missing and apt-get may be used
 # pip runs only when pyproject.toml (or the Cython kernels' sources) changed since the last
 # setup of that kind: a stamp in .venv holds their hash, so a second ./run.sh starts the
 # server at once.
@@ -23,7 +23,7 @@ done
 if [[ -n "$system" ]]; then
   need=()
   for pkg in chromium xvfb sgt-puzzles gnome-mines xdotool x11-utils fonts-dejavu-core postgresql \
-      prometheus; do
+      prometheus nginx gettext-base; do
     # installed, not just known (a removed package keeps its config files, and dpkg -s
     # then answers 0)
     [[ $(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null) == "install ok installed" ]] \

@@ -50,11 +50,9 @@ class PlayerClient(TestClient):
 
 
 def settings_for(db: Path, **overrides: Any) -> Settings:
-    """Settings for a test server: a temporary database, no limits on creation, and none
-    on a client's requests a second (every request of an in-process test client comes
-    from one client, ``testclient``, faster than any player)."""
-    values: dict[str, Any] = {"sqlite_synchronous": "OFF", "requests_per_second": 0,
-                              **NO_CREATION_LIMITS}
+    """Settings for a test server: a temporary database and no limits on creation (every
+    request of an in-process test client comes from one client, ``testclient``)."""
+    values: dict[str, Any] = {"sqlite_synchronous": "OFF", **NO_CREATION_LIMITS}
     return Settings(db=str(db), **{**values, **overrides})
 
 

@@ -1,5 +1,6 @@
-"""``kaboom backup`` (``kaboom/server/backup.py``): a copy of a live SQLite store, taken while two
-workers write to it, holds every move acknowledged before it began and serves as a store."""
+"""``kaboom backup`` (``kaboom/server/backup.py``): a copy of a live SQLite store, taken while
+two processes (behind nginx) write to it, holds every move acknowledged before it began and
+serves as a store."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from kaboom.server.game import Rules
 from kaboom.server.service import GameService
 from kaboom.server.store import open_store
 from kaboom.solver.position import Move
-from kaboom.testing import LiveServer, PostgresServer, free_port
+from kaboom.testing import LiveServer, PostgresServer, ProxiedServer, free_port
 from tests.apikit import new_game
 
 pytestmark = pytest.mark.timeout(180)
@@ -31,7 +32,7 @@ def _backup(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_backup_taken_under_load_holds_every_acknowledged_move(tmp_path: Path) -> None:
-    with LiveServer(tmp_path / "live.db", workers=2) as server:
+    with ProxiedServer(tmp_path / "live.db") as server:  # two processes write
         games = [new_game(server.url, width=16, height=16, mines=40, debug=True)
                  for _ in range(6)]
         acked = {game["id"]: 0 for game in games}
@@ -172,7 +173,7 @@ def _flags(url: str, game: dict[str, object], cells: range) -> int:
 def test_a_restore_puts_the_backup_back_and_keeps_the_store_it_replaced(tmp_path: Path
                                                                          ) -> None:
     live, copy = tmp_path / "live.db", tmp_path / "copy.db"
-    server = LiveServer(live, workers=2).start()
+    server = LiveServer(live).start()
     try:
         game = new_game(server.url, width=9, height=9, mines=10, debug=True)
         assert _flags(server.url, game, range(3)) == 3

@@ -43,39 +43,40 @@ def test_abuse_refuses_the_abuse_and_serves_the_bots(tmp_path: Path) -> None:
     run_bench("abuse.py", "--seconds", "1.5", "--bots", "1", "--phases", "baseline,body_1mb",
          "--json", str(out))
     phases = {p["phase"]: p for p in bench_report(out)["phases"]}
+    assert {p["row"] for p in phases.values()} == {"after"}  # no --before: nginx's alone
     assert phases["baseline"]["gets"] > 0 and phases["baseline"]["bot_requests"] > 0
     body = phases["body_1mb"]
-    assert body["abusive"] > 0 and body["abusive_codes"] == {"1.1 MB 413": body["abusive"]}
+    # nginx answers 413 as soon as it reads the length, and may close before the client
+    # has sent the rest (0: the connection went)
+    assert body["abusive"] > 0 and set(body["abusive_codes"]) <= {"1.1 MB 413", "1.1 MB 0"}
+    assert body["abusive_codes"].get("1.1 MB 413", 0) > 0
 
 
-def test_slow_clients_are_held_to_their_cap_and_the_player_is_served(tmp_path: Path) -> None:
+def test_slow_clients_leave_the_player_served(tmp_path: Path) -> None:
     out = tmp_path / "slow.json"
     run_bench("slow_clients.py", "--attackers", "2", "--per-attacker", "80", "--seconds", "4",
               "--json", str(out))
-    results = bench_report(out)["results"]
-    guarded, unguarded = results["guarded"]["attacked"], results["unguarded"]["attacked"]
-    assert 0 < guarded["attack_connections_peak"] <= 2 * 64
-    assert guarded["answered_pct"] == 100.0 and guarded["reads"] > 0
-    assert unguarded["attack_connections_peak"] > 2 * 64  # the guards were what held them
+    [result] = bench_report(out)["results"]
+    attacked = result["attacked"]
+    assert result["row"] == "after"
+    assert attacked["attack_connections_peak"] > 0  # nginx holds them, up to 10 s
+    assert attacked["answered_pct"] == 100.0 and attacked["reads"] > 0
 
 
-def test_read_flood_times_the_players_reads_with_and_without_the_limits(tmp_path: Path) -> None:
+def test_read_flood_times_the_players_reads_behind_nginx(tmp_path: Path) -> None:
     out = tmp_path / "flood.json"
     run_bench("read_flood.py", "--connections", "8", "--seconds", "2", "--repeat", "1",
               "--json", str(out))
-    results = bench_report(out)["results"]
-    assert [(r["requests_per_client"], r["requests_per_second"]) for r in results] == [
-        (8, 100), (8, 0), (0, 0)]
-    for result in results:
-        assert result["quiet"]["reads"] > 0 and result["flooded"]["reads"] > 0
-        assert result["flood_reads_per_s"] > 0
-    assert results[0]["flood_reads_per_s"] <= 100 * 1.5  # the flood served at its rate
+    [result] = bench_report(out)["results"]
+    assert result["row"] == "after"
+    assert result["quiet"]["reads"] > 0 and result["flooded"]["reads"] > 0
+    assert 0 < result["flood_reads_per_s"] <= 100 * 1.5  # the flood served at its rate
 
 
 def test_fair_share_times_the_players_moves_in_both_phases(tmp_path: Path) -> None:
     out = tmp_path / "fair.json"
     run_bench("fair_share.py", "--games", "2", "--seconds", "1.5", "--json", str(out))
-    report = bench_report(out)
+    report = bench_report(out)["rows"]["after"]
     for phase in ("alone", "flood"):
         assert report[phase]["answered_200"] > 0 and report[phase]["median_s"] > 0
     assert report["alone"]["flood_answers"] == {} and report["flood"]["flood_answers"]
@@ -100,14 +101,14 @@ def test_analyse_time_analyses_positions_of_played_games(tmp_path: Path) -> None
 
 def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
-    run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--workers", "2",
+    run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--processes", "2",
               "--games", "2", "--out", str(out))
     rows = bench_report(out)["rows"]
     served = [r for r in rows if "moves_per_s" in r]
     polled = [r for r in rows if r.get("measure") == "cross-process long poll"]
     assert sorted(r["store"] for r in served) == ["postgresql", "sqlite"]
     for row in served:
-        assert row["workers"] == 2 and row["errors"] == 0 and row["reveals"] > 0
-    # a move made through one worker wakes a long poll held by the other
+        assert row["processes"] == 2 and row["errors"] == 0 and row["reveals"] > 0
+    # a move made through one process wakes a long poll held by the other
     assert sorted(r["store"] for r in polled) == ["postgresql", "sqlite"]
     assert all(r["samples"] > 0 for r in polled)

@@ -4,16 +4,11 @@ games, solver work and refusals, in one process and summed over worker processes
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import shutil
-import signal
-import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
 import httpx
@@ -23,7 +18,6 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 from pydantic import SecretStr, ValidationError
 
-from kaboom.server import VERSION
 from kaboom.server.admission import Gate
 from kaboom.server.config import Settings
 from kaboom.server.game import Game, Rules, Step
@@ -33,7 +27,7 @@ from kaboom.server.store import open_store
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import BudgetExceededError
 from kaboom.solver.position import Move
-from kaboom.testing import LiveServer, free_port
+from kaboom.testing import LiveServer, ProxiedServer, free_port
 from tests.apikit import new_game
 from tests.conftest import PlayerClient, settings_for
 
@@ -67,7 +61,7 @@ def test_requests_are_counted_by_route_template_and_status(client: PlayerClient)
     client.get("/no/such/page")
     client.get(f"/api/games/{'x' * 10}")  # no such game: the route's template, a 404
     after = _read(client)
-    assert _value(after, "kaboom_worker_resident_memory_bytes") > 20e6  # one process: no pid
+    assert _value(after, "process_resident_memory_bytes") > 20e6  # prometheus-client's own
 
     def grew(name: str, **labels: str) -> float:
         return _value(after, name, **labels) - _value(before, name, **labels)
@@ -266,128 +260,15 @@ def test_waiting_long_polls_are_counted(live_server: LiveServer) -> None:
                   route="/api/games/{game_id}?wait_moves", status="200") == 1
 
 
-def _health(server: LiveServer) -> dict[str, Any]:
-    reply = httpx.get(f"{server.url}/api/health", timeout=30)  # a new connection each
-    assert reply.status_code == 200
-    health: dict[str, Any] = reply.json()
-    return health
-
-
-def test_any_worker_answers_for_all_of_them(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``--workers 2`` a scrape reaches one worker, and must count the games every
-    worker made, a killed worker's too, and show each live worker's memory and CPU time;
-    the folder they count in goes with the server."""
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
-    monkeypatch.setenv("TMPDIR", str(scratch))  # where the server makes its folder
-    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
-    with LiveServer(tmp_path / "live.db", workers=2) as server:
-        for _ in range(10):
-            new_game(server.url)  # each on a connection of its own
-        workers = {_health(server)["worker"] for _ in range(40)}
-        assert len(workers) == 2, workers  # the kernel spread the connections
-        for _ in range(8):
-            samples = _read(server.url)
-            assert _value(samples, "kaboom_games_created_total") == 10
-            assert _value(samples, "kaboom_http_requests_total", method="POST",
-                          route="/api/games", status="201") == 10
-            assert _value(samples, "kaboom_connections_open") >= 1  # the scrape's own
-            for pid in workers:  # each worker's own memory and CPU time, by pid
-                assert _value(samples, "kaboom_worker_resident_memory_bytes",
-                              pid=str(pid)) > 20e6
-                assert _value(samples, "kaboom_worker_cpu_seconds", pid=str(pid)) > 0
-        killed = workers.pop()
-        os.kill(killed, signal.SIGKILL)  # the parent starts another
-        deadline = time.monotonic() + 30
-        while _health(server)["worker"] in workers and time.monotonic() < deadline:
-            time.sleep(0.1)  # until the new worker answers
-        new_game(server.url)
-        for _ in range(8):
-            samples = _read(server.url)
-            assert _value(samples, "kaboom_games_created_total") == 11
-            pids = {dict(labels)["pid"] for name, labels in samples
-                    if name == "kaboom_worker_resident_memory_bytes"}
-            assert len(pids) == 2 and str(killed) not in pids  # the dead worker's went
-        assert [p.name[:15] for p in scratch.iterdir()] == ["kaboom-metrics-"]
-    assert list(scratch.iterdir()) == []
-
-
-def test_an_operators_metrics_folder_starts_each_run_from_zero(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``PROMETHEUS_MULTIPROC_DIR`` set by the operator the folder outlives a run; the
-    next run must not count the last one's games, nor show its stopped workers as live,
-    and must leave the folder's other files alone.  A folder that is not there is made."""
-    folder = tmp_path / "metrics" / "kaboom"
-    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(folder))
-    with LiveServer(tmp_path / "live.db", workers=2) as server:
-        for _ in range(3):
-            new_game(server.url)
-        first = {_health(server)["worker"] for _ in range(20)}
-        assert _value(_read(server.url), "kaboom_games_created_total") == 3
-    assert any(folder.glob("counter_*.db"))  # the folder and its counts outlive the run
-    (folder / "notes.txt").write_text("the operator's")
-    with LiveServer(tmp_path / "live.db", workers=2) as server:
-        new_game(server.url)
-        samples = _read(server.url)
-        assert _value(samples, "kaboom_games_created_total") == 1
-        pids = {dict(labels)["pid"] for name, labels in samples
-                if name == "kaboom_worker_resident_memory_bytes"}
-        assert len(pids) == 2 and not pids & {str(pid) for pid in first}
-    assert (folder / "notes.txt").read_text() == "the operator's"
-    # one process in multiprocess mode, too
-    with LiveServer(tmp_path / "live.db") as server:
-        new_game(server.url)
-        samples = _read(server.url)
-        assert _value(samples, "kaboom_games_created_total") == 1
-        assert _value(samples, "kaboom_build_info", version=VERSION) == 1
-
-
-def _serve_refused(store: Path | str, folder: Path, cwd: Path) -> str:
-    """Runs ``kaboom serve`` with ``folder`` as the metrics folder; it must refuse to
-    start (status 2): returns what it said."""
-    done = subprocess.run(
-        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()),
-         "--db", str(store)],
-        capture_output=True, text=True, timeout=30, check=False, cwd=cwd,
-        env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(folder)},
-    )
-    assert done.returncode == 2, done.stderr
-    assert "PROMETHEUS_MULTIPROC_DIR" in done.stderr and "folder of their own" in done.stderr
-    return done.stderr
-
-
-def test_a_metrics_folder_that_would_hold_another_database_is_refused(
-        tmp_path: Path) -> None:
-    """prometheus-client reads every ``*.db`` in the folder as its own counts, so a
-    metrics folder that also held the game store made every scrape a 500 while the game
-    ran on.  ``kaboom serve`` refuses to start on such a folder, names the file, and
-    leaves it as it was: the store with games in it, another database there, or a store
-    that would be made there."""
-    store = tmp_path / "kaboom.db"
-    with LiveServer(store) as server:  # a store with a game in it
-        new_game(server.url)
-    kept = store.read_bytes()
-    assert "kaboom.db" in _serve_refused(store, tmp_path, tmp_path)
-    assert store.read_bytes() == kept  # the refusal touched nothing
-
-    metrics = tmp_path / "metrics"
-    metrics.mkdir()
-    sqlite3.connect(metrics / "notes.db").close()
-    assert "notes.db" in _serve_refused(store, metrics, tmp_path)
-    (metrics / "notes.db").unlink()
-
-    assert "new.db" in _serve_refused("new.db", metrics, metrics)  # relative to cwd
-    assert list(metrics.iterdir()) == []  # no store was made
-
-
-def test_a_real_prometheus_scrapes_every_worker(tmp_path: Path) -> None:
-    """Debian's Prometheus scrapes a server of two workers with the metrics token, as
-    docs/deploy.md says to, and holds every game made; a job without the token is down."""
+def test_a_real_prometheus_scrapes_every_process(tmp_path: Path) -> None:
+    """Debian's Prometheus scrapes each of two processes behind nginx with the metrics
+    token, as docs/deploy.md says to, and holds every game made through nginx; a job
+    without the token is down."""
     binary = shutil.which("prometheus")
     assert binary, "Debian's prometheus is missing: ./test.sh installs it (apt-get)"
     secret = "scrape-token-0123456789"
-    with LiveServer(tmp_path / "live.db", workers=2, metrics_token=secret) as server:
+    with ProxiedServer(tmp_path / "live.db", metrics_token=secret) as server:
+        targets = ", ".join(f'"127.0.0.1:{s.port}"' for s in server.servers)
         config = tmp_path / "prometheus.yml"
         config.write_text(f"""
 global: {{scrape_interval: 1s, scrape_timeout: 1s}}
@@ -395,10 +276,10 @@ scrape_configs:
   - job_name: kaboom
     metrics_path: /api/metrics
     authorization: {{credentials: {secret}}}
-    static_configs: [{{targets: ["127.0.0.1:{server.port}"]}}]
+    static_configs: [{{targets: [{targets}]}}]
   - job_name: no-token
     metrics_path: /api/metrics
-    static_configs: [{{targets: ["127.0.0.1:{server.port}"]}}]
+    static_configs: [{{targets: [{targets}]}}]
 """)
         port = free_port()
         prometheus = subprocess.Popen(
@@ -407,7 +288,7 @@ scrape_configs:
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             for _ in range(7):
-                new_game(server.url)  # spread over both workers by the kernel
+                new_game(server.url)  # spread over both processes by nginx
 
             def query(promql: str) -> dict[str, float]:
                 reply = httpx.get(f"http://127.0.0.1:{port}/api/v1/query",
@@ -419,16 +300,18 @@ scrape_configs:
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline:  # until both jobs have been scraped since
                 try:
-                    if (query("kaboom_games_created_total") == wanted
-                            and len(query("up")) == 2):
+                    if (query("sum by (job) (kaboom_games_created_total)") == wanted
+                            and query("count by (job) (up)") == {"kaboom": 2.0,
+                                                                 "no-token": 2.0}):
                         break
                 except httpx.TransportError:  # not listening yet
                     pass
                 time.sleep(0.5)
-            assert query("kaboom_games_created_total") == wanted
+            assert query("sum by (job) (kaboom_games_created_total)") == wanted
+            assert query("count by (job) (kaboom_games_created_total > 0)") == {"kaboom": 2.0}
             assert query('sum by (job) (kaboom_http_requests_total{route="/api/games"})'
                          ) == wanted
-            assert query("up") == {"kaboom": 1.0, "no-token": 0.0}
+            assert query("sum by (job) (up)") == {"kaboom": 2.0, "no-token": 0.0}
         finally:
             prometheus.terminate()
             prometheus.wait(30)

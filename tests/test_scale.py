@@ -14,7 +14,6 @@ import json
 import os
 import random
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -32,7 +31,7 @@ from kaboom.server.config import Settings
 from kaboom.server.game import Game, Rules
 from kaboom.server.store import open_store
 from kaboom.solver.position import GameStatus, Position
-from kaboom.testing import LiveServer, PostgresServer, free_port
+from kaboom.testing import LiveServer, PostgresServer, ProxiedServer, free_port
 from tests import oracle
 from tests.apikit import new_game
 
@@ -61,7 +60,8 @@ def pair(store_url: str) -> Iterator[tuple[LiveServer, LiveServer]]:
 class Spread:
     """Sends each request to the next server in turn, as the player's token holder."""
 
-    def __init__(self, servers: tuple[LiveServer, ...], game: dict[str, Any]) -> None:
+    def __init__(self, servers: tuple[LiveServer | ProxiedServer, ...],
+                 game: dict[str, Any]) -> None:
         self.clients = [httpx.Client(base_url=s.url, timeout=60) for s in servers]
         for c in self.clients:
             c.headers["Authorization"] = f"Bearer {game['player_token']}"
@@ -271,10 +271,10 @@ def test_a_long_poll_on_one_process_sees_a_move_made_on_the_other(
         spread.close()
 
 
-def test_workers_on_one_port_lose_nothing(tmp_path: Path) -> None:
-    """`kaboom serve --workers 2` on SQLite: parallel flags through one port."""
-    server = LiveServer(tmp_path / "workers.db", workers=2).start()
-    try:
+def test_processes_behind_nginx_lose_nothing(tmp_path: Path) -> None:
+    """Two ``kaboom serve`` processes behind nginx on SQLite: parallel flags through one
+    address, spread over both (least_conn)."""
+    with ProxiedServer(tmp_path / "proxied.db") as server:
         game = new_game(server.url, width=16, height=16, mines=40)
         spread = Spread((server,), game)
         cells = [(x, y) for y in range(4) for x in range(16)][:50]
@@ -285,128 +285,40 @@ def test_workers_on_one_port_lose_nothing(tmp_path: Path) -> None:
         _check_acknowledged(spread, answers)
         assert spread.game()["moves"] == 50
         spread.close()
-    finally:
-        server.stop()
 
 
-def _answering_workers(url: str, connections: int = 16) -> set[int]:
-    """The worker ids that answer ``connections`` keep-alive clients that connect in one
-    burst (all connected before any request is sent)."""
-    host, port = url.removeprefix("http://").split(":")
-    socks = [socket.create_connection((host, int(port)), timeout=30) for _ in range(connections)]
-    workers = set()
-    try:
-        for sock in socks:
-            sock.sendall(b"GET /api/health HTTP/1.1\r\nHost: kaboom\r\n\r\n")
-        for sock in socks:
-            with sock.makefile("rb") as answer:
-                length = 0
-                while (line := answer.readline()) not in (b"\r\n", b""):
-                    if line.lower().startswith(b"content-length:"):
-                        length = int(line.split(b":")[1])
-                workers.add(json.loads(answer.read(length))["worker"])
-    finally:
-        for sock in socks:
-            sock.close()
-    return workers
-
-
-def _listening_sockets(port: int) -> int:
-    """How many sockets listen on ``port`` (IPv4), from the kernel's table."""
-    lines = Path("/proc/net/tcp").read_text().splitlines()[1:]
-    return sum(
-        1 for line in lines
-        if (fields := line.split())[3] == "0A" and int(fields[1].split(":")[1], 16) == port
-    )
-
-
-def _wait_until_both_workers_listen(server: LiveServer) -> None:
-    """The server answers once one worker listens; the second may still be starting (or
-    have failed, which stops the server: its stderr says why)."""
-    deadline = time.monotonic() + 60
-    while _listening_sockets(server.port) < 2:
-        assert server.proc is not None and server.proc.poll() is None, server.stderr()
-        assert time.monotonic() < deadline, "the second worker never listened"
-        time.sleep(0.2)
-
-
-def _worker_pids(server: LiveServer) -> set[int]:
-    assert server.proc is not None
-    pid = server.proc.pid
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    # the spawn start method adds a resource tracker beside the workers
-    return {int(c) for c in children
-            if "resource_tracker" not in Path(f"/proc/{c}/cmdline").read_text()}
-
-
-def test_workers_share_a_burst_of_connections_and_are_replaced(tmp_path: Path) -> None:
-    """Connections opened together reach both workers (a shared listening socket gave
-    all of them to one worker in most runs); a worker killed with -9 is replaced, and
-    the port keeps answering meanwhile."""
-    server = LiveServer(tmp_path / "burst.db", workers=2).start()
-    try:
-        workers = _worker_pids(server)
-        assert len(workers) == 2
-        _wait_until_both_workers_listen(server)
-        assert _answering_workers(server.url) == workers
-        victim = min(workers)
-        os.kill(victim, signal.SIGKILL)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            assert httpx.get(f"{server.url}/api/health", timeout=30).status_code == 200
-            now = _worker_pids(server)
-            if len(now) == 2 and victim not in now:
-                break
-            time.sleep(0.2)
-        else:
-            pytest.fail("the killed worker was not replaced")
-        deadline = time.monotonic() + 60  # the new worker answers once it has started
-        while _answering_workers(server.url) != now:
-            assert time.monotonic() < deadline, "the new worker never answered"
-            time.sleep(0.5)
-    finally:
-        server.stop()
-    assert server.proc is not None and server.proc.returncode == 0
-
-
-def test_workers_refuse_a_port_in_use(tmp_path: Path) -> None:
-    """A second ``kaboom serve --workers 2`` on the port of a running one exits with the
-    reason, instead of silently sharing the port with it."""
-    first = LiveServer(tmp_path / "first.db", workers=2).start()
-    try:
-        _wait_until_both_workers_listen(first)
+def test_serve_refuses_a_port_in_use(tmp_path: Path) -> None:
+    """A second ``kaboom serve`` on the port of a running one exits with the reason."""
+    with LiveServer(tmp_path / "first.db") as first:
         second = subprocess.run(
             [sys.executable, "-m", "kaboom", "serve", "--port", str(first.port),
-             "--db", str(tmp_path / "second.db"), "--workers", "2"],
+             "--db", str(tmp_path / "second.db")],
             capture_output=True, text=True, timeout=60,
         )
         assert second.returncode == 1
         assert "cannot listen" in second.stderr
         assert httpx.get(f"{first.url}/api/health", timeout=30).status_code == 200
-    finally:
-        first.stop()
 
 
-def test_a_store_the_workers_cannot_open_stops_the_server_in_one_line(tmp_path: Path) -> None:
-    """A store the workers cannot open fails ``kaboom serve --workers 2`` at once, once:
-    each worker had said why, after a banner that named the port."""
+def test_a_store_that_cannot_be_opened_stops_the_server_in_one_line(tmp_path: Path) -> None:
+    """A store ``kaboom serve`` cannot open fails it at once, in one line, before a
+    banner names a port."""
     (tmp_path / "a-file").write_text("")
-    server = LiveServer(tmp_path / "a-file" / "games.db", workers=2)
+    server = LiveServer(tmp_path / "a-file" / "games.db")
     with pytest.raises(RuntimeError, match="cannot open the SQLite database") as failed:
         server.start()
     assert str(failed.value).count("kaboom serve:") == 1
     assert server.proc is not None and server.proc.returncode == 2
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_a_postgresql_url_that_answers_nothing_is_one_line_at_once(workers: str) -> None:
+def test_a_postgresql_url_that_answers_nothing_is_one_line_at_once() -> None:
     """The pool retried a refused URL in the background for its 30 s timeout and then
     printed psycopg's traceback; the server says why it cannot start, at once."""
     url = f"postgresql://kaboom@127.0.0.1:{free_port()}/kaboom"
     start = time.monotonic()
     done = subprocess.run(
-        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()), "--workers",
-         workers, "--db", url], capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()), "--db", url],
+        capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2 and time.monotonic() - start < 15
     assert done.stderr.count("kaboom serve: cannot connect to PostgreSQL: ") == 1
@@ -414,18 +326,14 @@ def test_a_postgresql_url_that_answers_nothing_is_one_line_at_once(workers: str)
     assert done.stdout == ""  # no banner naming a port nothing listens on
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_postgresql_without_its_extra_says_what_to_install(
-    workers: str, tmp_path: Path
-) -> None:
-    """``./run.sh`` installs the base only: a PostgreSQL URL gave a traceback (and with
-    two workers, one a worker)."""
-    # every process of the server (the workers too) starts as if psycopg were not there
+def test_postgresql_without_its_extra_says_what_to_install(tmp_path: Path) -> None:
+    """``./run.sh`` installs the base only: a PostgreSQL URL gave a traceback."""
+    # the server starts as if psycopg were not there
     (tmp_path / "sitecustomize.py").write_text("import sys\nsys.modules['psycopg'] = None\n")
     url = f"postgresql://kaboom@127.0.0.1:{free_port()}/kaboom"
     done = subprocess.run(
-        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()),
-         "--workers", workers, "--db", url], capture_output=True, text=True, timeout=60,
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(free_port()), "--db", url],
+        capture_output=True, text=True, timeout=60,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(
             [str(tmp_path), os.environ.get("PYTHONPATH", "")])},
     )
@@ -434,12 +342,12 @@ def test_postgresql_without_its_extra_says_what_to_install(
             and "pip install -e '.[postgres]'" in done.stderr)
 
 
-def test_ctrl_c_stops_every_worker_without_a_traceback(tmp_path: Path) -> None:
-    """A terminal's Ctrl-C reaches the whole process group: uvicorn raised it again in
-    each worker once stopped, and each printed a KeyboardInterrupt traceback."""
+def test_ctrl_c_stops_the_server_without_a_traceback(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C: uvicorn raises it again once stopped, which printed a
+    KeyboardInterrupt traceback."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "kaboom", "serve", "--port", str(port), "--workers", "2",
+        [sys.executable, "-m", "kaboom", "serve", "--port", str(port),
          "--db", str(tmp_path / "g.db")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -449,7 +357,6 @@ def test_ctrl_c_stops_every_worker_without_a_traceback(tmp_path: Path) -> None:
                 if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=5).is_success:
                     break
             time.sleep(0.2)
-        time.sleep(2)  # both workers up (the second may answer a moment after the first)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -654,7 +561,6 @@ def test_an_old_sqlite_database_upgrades_in_place(tmp_path: Path) -> None:
     for key in ("version", "undos", "player_hash"):
         del old[key]
     del old["rules"]["seeded"]
-    import json
 
     db.execute("INSERT INTO games VALUES (?, ?)", ("old", json.dumps(old)))
     db.commit()

@@ -1,15 +1,15 @@
-"""``kaboom serve``: run the game server with uvicorn, in one process or several
-(:mod:`kaboom.server.workers`)."""
+"""``kaboom serve``: run the game server, one uvicorn process.  Several processes run
+behind nginx, which spreads requests over them (``docker-compose.yml``, docs/deploy.md)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import socket
 import sys
-from pathlib import Path
+from typing import Any
 
-from kaboom.server.metrics_folder import MULTIPROCESS_DIR, MetricsFolderError, prepare
-from kaboom.server.store import sqlite_file
 from kaboom.solver.bench.args import seconds
 
 __all__ = ["add_arguments", "run"]
@@ -37,12 +37,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="SQLite file or postgresql://user@host/db URL (default: $KABOOM_DB or kaboom.db)",
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        default=1,
-        help="server processes sharing the port and the store (default 1)",
-    )
     parser.add_argument("--budget", type=seconds(0.0), default=None,  # 0 refused every move
                         help="solver seconds per move (default 5)")
     parser.add_argument(
@@ -60,12 +54,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="uvicorn's log level (default warning)")
 
 
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, made here so that a port in use is one line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
+def uvicorn_config(app: Any, log_level: str) -> Any:
+    """The process's uvicorn configuration: no ``Server`` banner.  uvicorn takes the
+    client from ``X-Forwarded-For`` only from the addresses of ``FORWARDED_ALLOW_IPS`` (its
+    default: 127.0.0.1), which is to name the proxy alone."""
+    import uvicorn
+
+    return uvicorn.Config(app, log_level=log_level, server_header=False)
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
     from pydantic import ValidationError
 
-    # The options become the settings' environment variables, so that every worker
-    # process (which builds its own app) reads the same settings.
     env = {
         "KABOOM_DB": args.db,
         "KABOOM_MOVE_BUDGET_S": None if args.budget is None else str(args.budget),
@@ -73,8 +87,6 @@ def run(args: argparse.Namespace) -> int:
         "KABOOM_COUNT_ENCODING": args.count_encoding,
     }
     os.environ.update({k: v for k, v in env.items() if v is not None})
-    if args.workers < 1:
-        raise SystemExit("kaboom serve: --workers must be at least 1")
     from kaboom.server.config import Settings
 
     try:
@@ -85,31 +97,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"kaboom serve: {name}={error.get('input')!s:.40}: {error['msg']}",
                   file=sys.stderr)
         return 2
-    if args.workers > 1 and settings.db == ":memory:":
-        raise SystemExit("kaboom serve: several workers need a shared store, not :memory:")
-    if args.workers > 1 and args.port == 0:
-        raise SystemExit("kaboom serve: several workers need a fixed --port (each binds it)")
-    folder = os.environ.get(MULTIPROCESS_DIR)
-    if folder:  # the operator's; without one, ``serve`` makes a folder for its workers
-        try:
-            store = sqlite_file(settings.db)
-            prepare(Path(folder), None if store is None else Path(store))
-        except (MetricsFolderError, OSError) as exc:
-            print(f"kaboom serve: {exc}", file=sys.stderr)
-            return 2
-    from kaboom.server.store import StoreOpenError, open_store
-    from kaboom.server.workers import listening_socket, serve
-
-    if args.workers > 1:
-        try:  # once here, not once a worker: one line for a wrong URL, and no banner
-            open_store(settings.db, synchronous=settings.sqlite_synchronous).close()
-        except StoreOpenError as exc:
-            print(f"kaboom serve: {exc}", file=sys.stderr)
-            return 2
-        print(f"Kaboom on http://{args.host}:{args.port} ({args.workers} workers)", flush=True)
-        return serve(args.host, args.port, args.workers, args.log_level)
-    from kaboom.server.connections import uvicorn_config
     from kaboom.server.main import create_app
+    from kaboom.server.store import StoreOpenError
 
     try:
         app = create_app(settings)
@@ -117,13 +106,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"kaboom serve: {exc}", file=sys.stderr)
         return 2
     try:
-        sock = listening_socket(args.host, args.port, shared=False)
+        sock = listening_socket(args.host, args.port)
     except OSError as exc:
         print(f"kaboom serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    config = uvicorn_config(app, settings, args.log_level)
+    config = uvicorn_config(app, args.log_level)
     sock.listen(config.backlog)  # connections wait from the moment the banner names the port
     port = sock.getsockname()[1]  # the one the kernel chose, for --port 0
-    print(f"Kaboom on http://{args.host}:{port} (1 worker)", flush=True)
-    uvicorn.Server(config).run(sockets=[sock])
+    print(f"Kaboom on http://{args.host}:{port}", flush=True)
+    # uvicorn raises the SIGINT it stopped on again once it has stopped: a terminal's
+    # Ctrl-C would end in a traceback
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[sock])
     return 0

@@ -38,35 +38,11 @@ class Settings(BaseSettings):
     """How often a process looks for changes other processes made to watched games."""
     cached_games: int = Field(default=256, ge=1)
     """Games whose engines stay warm in memory."""
-    header_timeout_s: float = Field(default=10.0, gt=0, allow_inf_nan=False)
-    """A connection has this long to send a request's headers, from connecting (or, kept
-    alive, from its next request's first byte); then it is closed with a 408.  uvicorn
-    alone waits for ever, and each waiting connection holds a file descriptor."""
-    connections_per_client: int = Field(default=64, ge=0)
-    """Connections one client (IP address; an IPv6 /64) may hold open, over all the
-    server's worker processes; more are refused with a 429 (0 turns the cap off).  A
-    trusted proxy's connections (``FORWARDED_ALLOW_IPS``) are not counted: it limits its
-    own clients.  Browsers open at most six to a server, so 64 leaves room for a network
-    behind one address.  It also bounds the client's requests waiting their turn in a
-    process: past it, a request is answered 429 at once."""
-    requests_per_client: int = Field(default=8, ge=0)
-    """Requests of one client (IP address; an IPv6 /64) a process works on at once; the
-    client's others wait their turn, so that one client's flood of requests queues behind
-    itself and not ahead of other players (0: no limit).  A page sends one or two at a
-    time; a long poll gives its turn back while it waits.  A trusted proxy's own address
-    is not held to it."""
-    requests_per_second: int = Field(default=100, ge=0)
-    """Requests of one client (IP address; an IPv6 /64) served in any second, over all the
-    server's worker processes; its requests past that wait their turn until the window
-    has room, never refused (0: no limit).  A page loads with about ten
-    and then sends one a click.  A trusted proxy's own address is not held to it."""
-    max_connections: int | None = Field(default=None, ge=1)
-    """Connections one process holds open at most; more are refused with a 503.  Unset:
-    the process's open-file limit less 100 (kept for the store and the logs)."""
     max_body_bytes: int = Field(default=80 * 1024, ge=1)
-    """Larger request bodies are refused with 413 before anything parses them.  The
-    largest body the API takes is a position to analyse: 256 rows of 256 cells are 66 KB
-    of JSON, 68 KB indented."""
+    """Larger request bodies are refused with 413 before anything parses them (nginx in
+    front refuses them first: ``client_max_body_size`` in ``deploy/kaboom.conf.template``).
+    The largest body the API takes is a position to analyse: 256 rows of 256 cells are
+    66 KB of JSON, 68 KB indented."""
     create_per_minute: float = Field(default=30.0, ge=0, allow_inf_nan=False)
     """Games one client (IP address) may create a minute, on average, over all processes
     on the store (0 turns the limit off)."""

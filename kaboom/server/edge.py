@@ -1,23 +1,21 @@
-"""What every request meets before a route: its client's turn, size limits, strict JSON,
-security headers, and the rate limit on new games.
+"""What every request meets in a server process before a route: a body's size cap,
+strict JSON, security headers, and the rate limit on new games.
 
-Everything here is cheap and bounded, because it runs on the event loop that every game
-shares: a body is refused at its declared (or counted) size before a byte is parsed, and
-a validation error never echoes more than a short excerpt of what was sent.  (The rate
-limit is one statement on the store, made from the creating route's thread.)
+Slow clients, floods and connection counts are the proxy's (nginx, ``deploy/``): what
+is here knows the game, or is what a process reached directly still needs.  Everything
+is cheap and bounded, because it runs on the event loop that every game shares: a body
+is refused at its declared (or counted) size before a byte is parsed, and a validation
+error never echoes more than a short excerpt of what was sent.  (The rate limit is one
+statement on the store, made from the creating route's thread.)
 """
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import json
 import math
-import os
 import time
-from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import Request
@@ -30,15 +28,14 @@ from kaboom.server.metrics import CREATE_REFUSALS
 from kaboom.server.store import GameStore
 
 __all__ = [
+    "NOT_BUFFERED",
     "SECURITY_HEADERS",
     "BodyGuard",
-    "ClientTurns",
     "CreateLimiter",
     "SecurityHeaders",
-    "Trusted",
-    "held_client",
+    "bucket_of",
+    "client_of",
     "validation_error",
-    "wait_listening",
 ]
 
 _EXCERPT = 40
@@ -108,23 +105,16 @@ def _error(status: int, detail: object, headers: dict[str, str] | None = None) -
     return JSONResponse({"detail": detail}, status_code=status, headers=headers)
 
 
-BODY_DEADLINE_S = 10.0
-"""Time a request body has to arrive in full: one sent a byte at a time would otherwise
-hold its connection (and a file descriptor) for as long as its sender likes."""
-
-
 class BodyGuard:
     """ASGI middleware: refuses bodies over ``limit`` bytes with 413 (by Content-Length
-    at once, else while counting), bodies still arriving after ``deadline_s`` with 408,
-    and bodies of API requests that are not strict JSON with 422; a body that passes is
-    handed on unchanged."""
+    at once, else while counting), and bodies of API requests that are not strict JSON
+    with 422; a body that passes is handed on unchanged.  (A body sent slowly is the
+    proxy's to time out: nginx reads it whole before a process sees it.)"""
 
-    def __init__(self, app: ASGIApp, limit: int, prefix: str = "/api/",
-                 deadline_s: float = BODY_DEADLINE_S) -> None:
+    def __init__(self, app: ASGIApp, limit: int, prefix: str = "/api/") -> None:
         self.app = app
         self.limit = limit
         self.prefix = prefix
-        self.deadline_s = deadline_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] in ("GET", "HEAD", "OPTIONS"):
@@ -143,14 +133,8 @@ class BodyGuard:
                     return
         chunks: list[bytes] = []
         size = 0
-        deadline = time.monotonic() + self.deadline_s
         while True:
-            try:
-                message = await asyncio.wait_for(receive(), deadline - time.monotonic())
-            except TimeoutError:
-                await _error(408, f"the request body did not arrive within {self.deadline_s:g} s"
-                             )(scope, receive, send)
-                return
+            message = await receive()
             if message["type"] == "http.disconnect":
                 return
             chunk = message.get("body", b"")
@@ -236,11 +220,17 @@ SECURITY_HEADERS: list[tuple[bytes, bytes]] = [
     (b"x-frame-options", b"DENY"),
     (b"content-security-policy", CSP.encode()),
 ]
-"""The headers a public page needs on every answer (the connection guard's refusals too)."""
+"""The headers a public page needs on every answer."""
+
+
+NOT_BUFFERED = (b"x-accel-buffering", b"no")
+"""Tells a proxy in front (nginx) to pass an answer on as it comes: an event stream, a
+long poll."""
 
 
 class SecurityHeaders:
-    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer, and no ``Server``."""
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer, no ``Server``, and
+    :data:`NOT_BUFFERED` on an event stream."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -254,196 +244,14 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *[(k, v) for k, v in message.get("headers", []) if k != b"server"],
-                    *extra,
-                ]
+                headers = [(k, v) for k, v in message.get("headers", []) if k != b"server"]
+                if any(k == b"content-type" and v.startswith(b"text/event-stream")
+                       for k, v in headers):
+                    headers.append(NOT_BUFFERED)
+                message["headers"] = [*headers, *extra]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
-
-
-class Trusted:
-    """The addresses of ``FORWARDED_ALLOW_IPS``: ``*``, or addresses and networks
-    separated by commas (other entries, such as a Unix socket's path, match nothing).
-    uvicorn takes a trusted peer's ``X-Forwarded-For`` as the client; its own parser of
-    the list is private (``uvicorn.middleware.proxy_headers._TrustedHosts``)."""
-
-    def __init__(self, spec: str | list[str]) -> None:
-        items = spec if isinstance(spec, list) else spec.split(",")
-        items = [item.strip() for item in items if item.strip()]
-        self.everyone = "*" in items
-        self.networks = []
-        for item in items:
-            try:
-                self.networks.append(ipaddress.ip_network(item, strict=False))
-            except ValueError:
-                continue
-
-    def __contains__(self, host: str) -> bool:
-        if self.everyone:
-            return True
-        try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            return False
-        return any(address in network for network in self.networks)
-
-
-def trusted_proxies() -> Trusted:
-    """The proxies uvicorn trusts, as it reads them (``127.0.0.1`` and ``::1`` unless
-    ``FORWARDED_ALLOW_IPS`` says otherwise)."""
-    return Trusted(os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1"))
-
-
-@dataclass(slots=True)
-class _Turns:
-    """One client's requests in the app (``running``) and those waiting their turn."""
-
-    running: int = 0
-    waiting: deque[asyncio.Future[None]] = field(default_factory=deque)
-
-
-def held_client(scope: Scope, trusted: Trusted) -> str | None:
-    """The client a per-client limit holds this request to (its address's bucket), or
-    None: not an HTTP request, no address, or a trusted proxy's own request."""
-    client = scope.get("client")
-    if scope["type"] != "http" or client is None or client[0] in trusted:
-        return None
-    return bucket_of(client[0])
-
-
-RELEASE_TURN = "kaboom.release_turn"
-"""The scope key of a function that gives a request's turn back early: a long poll calls
-it before it waits, so a spectator's open polls never hold up its other requests."""
-
-
-class ClientTurns:
-    """ASGI middleware: a process works on at most ``per_client`` requests of one client
-    (an address; an IPv6 /64) at once; the client's others wait their turn, first come
-    first served, parked on a future (no CPU) until one of its requests ends.
-
-    The event loop serves ready requests in arrival order, so a client looping reads on
-    sixty kept-alive connections put sixty requests ahead of every other player's: a read
-    of another game went from 2.3 to 38-40 ms at the median (``bench/read_flood.py``).
-    Parked, its requests queue behind its own.  A move keeps its turn while it waits for
-    a solver thread, so one client holds at most ``per_client`` of the solver's queue
-    (``KABOOM_QUEUED_TOTAL``, 64) and cannot make it refuse everyone else.  A trusted
-    proxy's own address (a request it did not say the client of) is not held to it, as
-    the connection guard does not count its connections.
-
-    A waiting request listens for its client's hang-up and leaves the line when it comes:
-    a client that sends requests and hangs up, again and again, would otherwise grow the
-    line without end.  As a bound besides, a client whose line holds ``max_waiting``
-    requests is answered 429 at once: one waiting honestly has a connection for each of
-    its requests, and no more connections than the cap on them (0: no bound)."""
-
-    def __init__(self, app: ASGIApp, per_client: int, trusted: Trusted,
-                 max_waiting: int = 0) -> None:
-        self.app = app
-        self.per_client = per_client
-        self.trusted = trusted
-        self.max_waiting = max_waiting
-        self.turns: dict[str, _Turns] = {}
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        key = held_client(scope, self.trusted) if self.per_client else None
-        if key is None:
-            await self.app(scope, receive, send)
-            return
-        line = self.turns.get(key)
-        if self.max_waiting and line is not None and len(line.waiting) >= self.max_waiting:
-            await _error(429, f"{len(line.waiting)} requests from {key} are waiting already:"
-                         " try again in 1 s", {"Retry-After": "1"})(scope, receive, send)
-            return
-        receive_in_turn = await self._take(key, receive)
-        if receive_in_turn is None:
-            return  # the client hung up while it waited: no one to answer
-        released = False
-
-        def release() -> None:
-            nonlocal released
-            if not released:
-                released = True
-                self._give_back(key)
-
-        scope[RELEASE_TURN] = release
-        try:
-            await self.app(scope, receive_in_turn, send)
-        finally:
-            release()
-
-    async def _take(self, key: str, receive: Receive) -> Receive | None:
-        """Takes a turn of ``key``'s, waiting for it if need be; the ``receive`` the app is
-        to use then, or None if the client hung up while it waited (it leaves the line at
-        once: :func:`wait_listening`)."""
-        turns = self.turns.setdefault(key, _Turns())
-        if turns.running < self.per_client:
-            turns.running += 1
-            return receive
-        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        turns.waiting.append(turn)
-        try:
-            receive_in_turn = await wait_listening(turn, receive)
-        except BaseException:  # cancelled, or the server's receive failed: no turn kept
-            if turn.done() and not turn.cancelled():
-                self._give_back(key)  # handed over just as the request was cancelled
-            else:
-                turns.waiting.remove(turn)
-            raise
-        if receive_in_turn is None:
-            turns.waiting.remove(turn)
-        return receive_in_turn  # handed over by _give_back, running already counted
-
-    def _give_back(self, key: str) -> None:
-        turns = self.turns[key]
-        while turns.waiting:
-            turn = turns.waiting.popleft()
-            if not turn.done():
-                turn.set_result(None)  # the turn passes on: running stays as it is
-                return
-        turns.running -= 1
-        if not turns.running:
-            del self.turns[key]
-
-
-async def wait_listening(waited: asyncio.Future[Any], receive: Receive) -> Receive | None:
-    """Waits for ``waited`` while listening for the client's hang-up: the ``receive`` the
-    app is to use then, or None if the client hung up first (``waited`` is left as it
-    is).  A waiting request reads its body, when it came in one piece, and then listens;
-    what it read is handed to the app in order.  A body still coming is not read ahead:
-    it would be held here, unchecked by the body guard."""
-    read: list[asyncio.Future[Message]] = [asyncio.ensure_future(receive())]
-    try:
-        await asyncio.wait({waited, read[0]}, return_when=asyncio.FIRST_COMPLETED)
-        first = None if waited.done() else read[0].result()
-        if first is not None and not _gone(first) and not first.get("more_body"):
-            read.append(asyncio.ensure_future(receive()))  # after a whole body: the hang-up
-            await asyncio.wait({waited, read[1]}, return_when=asyncio.FIRST_COMPLETED)
-        if not waited.done() and any(_gone(r.result()) for r in read if r.done()):
-            return None
-        await waited
-    except BaseException:
-        for pending in read:
-            pending.cancel()
-        raise
-    return _replaying(read, receive)
-
-
-def _gone(message: Message) -> bool:
-    return message.get("type") == "http.disconnect"
-
-
-def _replaying(read: list[asyncio.Future[Message]], receive: Receive) -> Receive:
-    """``receive`` after the messages ``read`` (some perhaps still coming), in order."""
-    if not read:
-        return receive
-    ahead = deque(read)
-
-    async def replay() -> Message:
-        return await ahead.popleft() if ahead else await receive()
-
-    return replay
 
 
 def bucket_of(host: str) -> str:

@@ -16,18 +16,10 @@ from fastapi.responses import JSONResponse
 from kaboom.server import VERSION
 from kaboom.server.assets import add_asset_routes
 from kaboom.server.config import Settings
-from kaboom.server.edge import (
-    BodyGuard,
-    ClientTurns,
-    CreateLimiter,
-    SecurityHeaders,
-    trusted_proxies,
-    validation_error,
-)
+from kaboom.server.edge import BodyGuard, CreateLimiter, SecurityHeaders, validation_error
 from kaboom.server.errors import RateLimitedError, status_of
-from kaboom.server.metrics import RequestMetrics, sample_process_forever
+from kaboom.server.metrics import RequestMetrics
 from kaboom.server.openapi import KaboomApp
-from kaboom.server.request_rate import RequestRate, RequestWindows
 from kaboom.server.routes import api, events, pages, play
 from kaboom.server.service import GameService
 from kaboom.server.store import open_store
@@ -37,10 +29,8 @@ __all__ = ["create_app"]
 
 log = logging.getLogger("kaboom")
 
-def create_app(settings: Settings | None = None,
-               windows: RequestWindows | None = None) -> FastAPI:
-    """Builds the app around a store opened from ``settings``; ``windows``: the request
-    counts it shares with the other workers (its own by default)."""
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Builds the app around a store opened from ``settings``."""
     settings = settings or Settings()
     store = open_store(settings.db, synchronous=settings.sqlite_synchronous)
     service = GameService(store, settings)
@@ -57,7 +47,7 @@ def create_app(settings: Settings | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        tasks = [asyncio.create_task(sample_process_forever())]
+        tasks = []
         if settings.expiry_interval_s > 0:
             tasks.append(asyncio.create_task(expire_forever()))
         yield
@@ -91,13 +81,6 @@ def create_app(settings: Settings | None = None,
     # The last added is the outermost: headers on every answer, including the guard's
     # refusals, and every answer counted.
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
-    # The rate inside the turns: a request waiting for its client's rate holds a turn, so
-    # at most a turn's worth of a client's requests poll the window, the others parked.
-    trusted = trusted_proxies()
-    app.add_middleware(RequestRate, per_second=settings.requests_per_second,
-                       trusted=trusted, windows=windows or RequestWindows.alone())
-    app.add_middleware(ClientTurns, per_client=settings.requests_per_client,
-                       trusted=trusted, max_waiting=settings.connections_per_client)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestMetrics)
     app.add_exception_handler(RequestValidationError, validation_error)

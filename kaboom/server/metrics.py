@@ -5,37 +5,28 @@ The refusals the edge makes (connections, new games, solver turns) were only in 
 at most a line a minute; an operator's dashboards and alerts need them as numbers, with
 each route's traffic and time and each solver computation's wait and run.
 
-With ``kaboom serve --workers N`` every worker counts in files of its own under
-``PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's multiprocess mode), a folder the parent
-makes and removes, so whichever worker a scrape reaches answers for all of them; the
-counts of a worker that died stay in the totals.
+Each ``kaboom serve`` is one process with counts of its own: Prometheus scrapes every
+process (behind nginx, at its own address; docs/deploy.md).
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
 import time
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
-    CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
     disable_created_metrics,
     generate_latest,
-    multiprocess,
 )
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kaboom.server import VERSION
-from kaboom.server.metrics_folder import MULTIPROCESS_DIR
 
 __all__ = [
-    "CONNECTIONS_OPEN",
-    "CONNECTION_REFUSALS",
     "CONTENT_TYPE",
     "CREATE_REFUSALS",
     "GAMES_CREATED",
@@ -50,15 +41,8 @@ __all__ = [
     "STORE_DISK_FULL",
     "STORE_FAULTS",
     "STORE_RACES",
-    "THROTTLED",
-    "THROTTLE_SECONDS",
-    "WORKER_CPU",
-    "WORKER_MEMORY",
     "RequestMetrics",
     "exposition",
-    "sample_process",
-    "sample_process_forever",
-    "worker_gone",
 ]
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -124,96 +108,25 @@ STORE_FAULTS = Counter(
 )
 STORE_DISK_FULL = Gauge(
     "kaboom_store_disk_full",
-    "1 while a process's last write to the store failed for a full disk (until a write"
-    " commits), the most over the live processes.", multiprocess_mode="livemax",
+    "1 while the process's last write to the store failed for a full disk (until a write"
+    " commits).",
 )
 LONG_POLLS = Gauge(
-    "kaboom_long_polls_waiting", "Spectators' long polls waiting for a change now.",
-    multiprocess_mode="livesum",
-)
+    "kaboom_long_polls_waiting", "Spectators' long polls waiting for a change now.")
 CREATE_REFUSALS = Counter(
     "kaboom_create_refusals",
     "New games refused: games or client_cells (a client's buckets, 429), all_cells (the"
     " buckets all clients share, 503).", ["bucket"],
 )
-THROTTLED = Counter(
-    "kaboom_throttled_requests",
-    "Requests that waited because their client had sent KABOOM_REQUESTS_PER_SECOND in the"
-    " last second.",
-)
-THROTTLE_SECONDS = Counter(
-    "kaboom_throttle_seconds", "Time requests waited for their client's rate, in total.")
-CONNECTIONS_OPEN = Gauge(
-    "kaboom_connections_open", "Connections open now (summed over live workers).",
-    multiprocess_mode="livesum",
-)
-CONNECTION_REFUSALS = Counter(
-    "kaboom_connection_refusals",
-    "Connections closed before a request reached the app: headers_late (408), idle (sent"
-    " nothing in time), client_cap (429), process_cap (503).", ["reason"],
-)
-
-WORKER_MEMORY = Gauge(
-    "kaboom_worker_resident_memory_bytes",
-    "Resident memory of each server process, labelled by pid (sampled every few seconds).",
-    multiprocess_mode="liveall",
-)
-WORKER_CPU = Gauge(
-    "kaboom_worker_cpu_seconds",
-    "CPU time each server process has used, labelled by pid (sampled every few seconds).",
-    multiprocess_mode="liveall",
-)
-BUILD_INFO = Gauge(
-    "kaboom_build_info", "1, labelled with the server's version.", ["version"],
-    multiprocess_mode="max",
-)
+BUILD_INFO = Gauge("kaboom_build_info", "1, labelled with the server's version.", ["version"])
 BUILD_INFO.labels(VERSION).set(1)
 
 _METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 def exposition() -> bytes:
-    """Every metric in Prometheus's text format: this process's, or in multiprocess mode
-    those of every worker, living or dead."""
-    directory = os.environ.get(MULTIPROCESS_DIR)
-    if not directory:
-        return generate_latest(REGISTRY)
-    registry = CollectorRegistry()
-    multiprocess.MultiProcessCollector(registry, directory)
-    return generate_latest(registry)
-
-
-def worker_gone(pid: int) -> None:
-    """Drops a dead worker's gauges (its connections are closed); its counts stay."""
-    if os.environ.get(MULTIPROCESS_DIR):
-        multiprocess.mark_process_dead(pid)
-
-
-SAMPLE_EVERY_S = 5.0
-"""How often a process writes down its memory and CPU time."""
-
-_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
-
-
-def sample_process() -> None:
-    """This process's resident memory and CPU time into the gauges.  prometheus-client's
-    own ``process_*`` series exist only in one process; with workers, each writes its own
-    here, so a scrape shows every worker's, labelled by pid."""
-    times = os.times()
-    WORKER_CPU.set(times.user + times.system)
-    try:
-        with open("/proc/self/statm") as statm:
-            WORKER_MEMORY.set(int(statm.read().split()[1]) * _PAGE_BYTES)
-    except OSError:  # not Linux: the peak instead
-        import resource
-
-        WORKER_MEMORY.set(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
-
-
-async def sample_process_forever() -> None:
-    while True:
-        sample_process()
-        await asyncio.sleep(SAMPLE_EVERY_S)
+    """Every metric of this process in Prometheus's text format."""
+    return generate_latest(REGISTRY)
 
 
 def _route_of(scope: Scope) -> str:

@@ -171,7 +171,8 @@ class HealthOut(BaseModel):
         " write commits); games are read, new games and moves are refused with 507")
     store: str = Field(description="sqlite or postgresql")
     schema_version: int
-    worker: int = Field(description="the answering process's id (several share a port)")
+    worker: int = Field(description="the answering process's id (nginx spreads requests"
+                        " over several)")
     version: str = Field(description="the server's version (kaboom's package)")
 
 

@@ -25,7 +25,7 @@ class Server(LiveServer):
 
     def __init__(self, tmp: Path, **settings: object) -> None:
         # open long polls would hold a graceful shutdown for 25 s
-        super().__init__(tmp / "web.db", None, 1, grace_s=3, **settings)
+        super().__init__(tmp / "web.db", None, grace_s=3, **settings)
         self.http = httpx.Client(base_url=self.url, timeout=60)
         self.tokens: dict[str, str] = {}
 

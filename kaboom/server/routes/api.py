@@ -23,7 +23,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kaboom.server import VERSION
 from kaboom.server.deps import GameId, MetricsToken, PlayerToken, ServiceDep
-from kaboom.server.edge import RELEASE_TURN, client_of
+from kaboom.server.edge import client_of
 from kaboom.server.errors import MissingTokenError, NotPlayerError, StoreUnavailableError
 from kaboom.server.game import Game
 from kaboom.server.metrics import CONTENT_TYPE, exposition
@@ -102,6 +102,7 @@ async def get_game(
     game_id: GameId,
     service: ServiceDep,
     request: Request,
+    response: Response,
     wait_moves: Annotated[
         int | None,
         Query(ge=0, le=2**31, description="long-poll: answer once the game changes, if it"
@@ -115,8 +116,7 @@ async def get_game(
         # game (a 256x256 loss records 32,768 cells), and every other request would wait.
         return _game(service, await run_in_threadpool(service.get, game_id))
     request.state.long_poll = True  # timed apart in the metrics: its seconds are a wait
-    if (release_turn := request.scope.get(RELEASE_TURN)) is not None:
-        release_turn()  # waiting holds up none of the client's other requests
+    response.headers["X-Accel-Buffering"] = "no"  # a proxy passes it on as it comes
     return _game(service, await service.watcher.wait_for_change(game_id, wait_moves, timeout))
 
 
@@ -304,7 +304,7 @@ operations = APIRouter(prefix="/api", tags=["operations"])
 @operations.get("/health", responses={503: {"description": "the store cannot be read"}})
 def health(service: ServiceDep) -> HealthOut:
     """Whether this process can read its game store: for load balancers and container
-    health checks (answered by whichever worker the connection reached)."""
+    health checks (answered by whichever process the request reached)."""
     try:
         version = service.store.schema_version()
     except Exception as exc:
@@ -319,13 +319,13 @@ def health(service: ServiceDep) -> HealthOut:
 
 @operations.get("/metrics", response_class=Response, responses={
     200: {"content": {"text/plain": {}},
-          "description": "every worker's counts and timings, in Prometheus's text format"},
+          "description": "this process's counts and timings, in Prometheus's text format"},
     401: {"description": "the server has a metrics token and the request did not send it"},
     403: {"description": "the token sent is not the metrics token"},
 })
 async def metrics(service: ServiceDep, token: MetricsToken) -> Response:
     """Counts and timings for Prometheus: requests by route and status, solver waits and
-    refusals, games, open and refused connections (docs/deploy.md, "Metrics").  When
+    refusals, games (docs/deploy.md, "Metrics").  When
     ``KABOOM_METRICS_TOKEN`` is set, only a request bearing it is answered."""
     secret = service.settings.metrics_token
     if secret is not None:
@@ -333,7 +333,7 @@ async def metrics(service: ServiceDep, token: MetricsToken) -> Response:
             raise MissingTokenError("send the metrics token as 'Authorization: Bearer <token>'")
         if not hmac.compare_digest(token.encode(), secret.get_secret_value().encode()):
             raise NotPlayerError("the token is not this server's metrics token")
-    body = await run_in_threadpool(exposition)  # reads every worker's files
+    body = await run_in_threadpool(exposition)  # off the event loop
     return Response(body, media_type=CONTENT_TYPE)
 
 

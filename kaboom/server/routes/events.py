@@ -19,7 +19,7 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
 from kaboom.server.deps import GameId, ServiceDep
-from kaboom.server.edge import RELEASE_TURN, client_of
+from kaboom.server.edge import client_of
 from kaboom.server.routes.fragments import all_made_by, changes, everything, game_view
 from kaboom.server.routes.pages import player_token, role_of
 from kaboom.server.service import GameService
@@ -65,8 +65,6 @@ async def events(game_id: GameId, request: Request, service: ServiceDep,
     """The stream of ``page`` (the id its page was drawn with: changes its own requests
     made are not sent back to it)."""
     game = await asyncio.to_thread(service.get, game_id)  # 404 before the stream starts
-    if (release_turn := request.scope.get(RELEASE_TURN)) is not None:
-        release_turn()  # a stream holds up none of the client's other requests
     role = role_of(game, player_token(request))
     return StreamingResponse(
         stream(request, service, game_id, version, role, client_of(request), page),
