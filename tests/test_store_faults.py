@@ -29,7 +29,13 @@ from kaboom.server.schemas import PAGE_MAX
 from kaboom.server.service import GameService
 from kaboom.server.store import PostgresStore
 from kaboom.solver.position import Move
-from kaboom.testing import LiveServer, PostgresServer, find_postgres
+from kaboom.testing import (
+    NO_CREATION_LIMITS,
+    LiveServer,
+    PostgresServer,
+    ProxiedServer,
+    find_postgres,
+)
 
 EXPERT = {"width": 30, "height": 16, "mines": 99}
 
@@ -415,3 +421,51 @@ def test_a_move_whose_store_goes_down_under_its_commit_says_it_may_be_in(
     finally:
         store.close()
         relay.close()
+
+
+# ---------------------------------------------------------------- a process killed behind nginx
+def _kill_one(site: ProxiedServer) -> Iterator[None]:
+    site.servers[0].kill()
+    yield
+
+
+def _spectate(url: str, games: list[str], statuses: list[int]) -> list[threading.Thread]:
+    """A spectator's long poll (10 s) on each of ``games``, which nobody plays; started,
+    each keeps its answer's status."""
+    def wait(game: str) -> None:
+        try:
+            r = httpx.get(f"{url}/api/games/{game}", params={"wait_moves": 0, "timeout": 10},
+                          timeout=60)
+            statuses.append(r.status_code)
+        except httpx.TransportError:
+            statuses.append(0)
+
+    threads = [threading.Thread(target=wait, args=(g,)) for g in games]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def test_a_process_killed_behind_nginx_loses_nothing_and_its_reads_go_to_another(
+        tmp_path: Path) -> None:
+    """Two processes on one store behind the project's nginx; one is killed with SIGKILL
+    while four players flag and read and four spectators' long polls wait (nginx's
+    least_conn puts some on each process).  Every read, the long polls the dead process
+    held included, is answered 200: nginx tries a read that a process dropped, or could
+    not take, on the other.  A move is 200 or nginx's 503 with Retry-After (a POST is
+    sent once: the one in flight may be in), never a 500, and every move answered 200 is
+    in the store after."""
+    with ProxiedServer(tmp_path / "games.db", **NO_CREATION_LIMITS) as site:
+        watched = [httpx.post(f"{site.url}/api/games", json=EXPERT, timeout=30).json()["id"]
+                   for _ in range(4)]
+        polls: list[int] = []
+        spectators = _spectate(site.url, watched, polls)
+        time.sleep(1)  # the long polls are waiting on both processes
+        answers = _under_load(site.url, 4, _kill_one(site))
+        for t in spectators:
+            t.join(60)
+        assert polls == [200] * 4, polls
+        _assert_answered_honestly(answers)
+        assert all(a.status == 200 for a in answers if a.move is None), \
+            Counter(a.status for a in answers if a.move is None)
+        assert _assert_nothing_acknowledged_lost(site.url, answers) > 50
