@@ -13,7 +13,7 @@ records, inside the page:
 
     python bench/web_latency.py                          # Expert and 100x100, 200 clicks each
     python bench/web_latency.py --sizes 30x16/99 --clicks 100 --json bench/results/web.json
-    python bench/web_latency.py --before /work/before     # that checkout too, paired seeds
+    python bench/web_latency.py --before ../before        # that checkout too, paired seeds
 
 ``bytes`` is the body of each reveal's answer (Resource Timing's ``encodedBodySize``).
 """
