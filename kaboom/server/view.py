@@ -359,6 +359,8 @@ class PositionView:
         safe, mines = status.count("s"), status.count("m")
         text = (f"{safe} safe cell{'s' if safe != 1 else ''}, {mines} certain"
                 f" mine{'s' if mines != 1 else ''}, {status.count('u')} undecided.")
+        if a.knowledge is None:
+            return "Not analysed."
         if not a.complete:
             text += " The analysis ran out of time: the cells left unmarked may be safe or mines."
         elif not a.exact:

@@ -81,7 +81,10 @@ def test_a_position_built_by_clicks_and_keys(page: Page, server: Server) -> None
     for x in (0, 1):
         for _ in range(2):
             before = shown(page)["link"]
-            page.click(f'#analyse-board [value="{x},0"]')
+            with page.expect_request("**/analyse") as sent:
+                page.click(f'#analyse-board [value="{x},0"]')
+            # the text goes only with "Analyse this text" (a big board's is past the limit)
+            assert "text=" not in (sent.value.post_data or "")
             page.wait_for_function(
                 f"document.querySelector('#analyser').dataset.link !== {before!r}")
     wait_for(page, to_link(Position(3, 3, 1, ("11#", "###", "###"))))
@@ -186,3 +189,19 @@ def test_accessible_and_at_phone_width(axe_page: Page, server: Server,  # noqa: 
     page.screenshot(path=str(target), full_page=True)
     page.set_viewport_size({"width": 360, "height": 740})
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_the_form_works_without_a_script_and_a_busy_server_says_so(
+        server: Server, tmp_path: Path) -> None:
+    """With no script the form posts and the whole page comes back; a link with a side over
+    256 is refused before its cells are read; a solver too busy to start is said (503)."""
+    answer = server.http.post("/analyse", data={"p": "3x3m1.H9", "mines": "1", "cell": "1,1",
+                                                "tool": "1"})
+    assert answer.status_code == 200 and answer.text.startswith("<!doctype html>")
+    assert 'data-link="3x3m1.H4bH4"' in answer.text
+    huge = server.http.get("/analyse", params={"p": "999999x999999m1.H999999"})
+    assert huge.status_code == 422 and "at most 256 cells a side" in huge.text
+    with Server(tmp_path, analysis_budget_s=1e-6) as busy:
+        refused = busy.http.get("/analyse", params={"p": "3x3m1.H4bH4"})
+        assert refused.status_code == 503 and "Not analysed: " in refused.text
+        assert 'data-link="3x3m1.H4bH4"' in refused.text

@@ -11,6 +11,7 @@ posts and the whole page comes back.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from fastapi import APIRouter, Request, Response
@@ -21,7 +22,7 @@ from kaboom.server.routes.fragments import templates
 from kaboom.server.schemas import MAX_SIDE
 from kaboom.server.service import GameService
 from kaboom.server.view import ANALYSER_TOOLS, PositionView, cycled
-from kaboom.solver.analysis import analysable, analyse
+from kaboom.solver.analysis import Analysis, analysable, analyse
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
 from kaboom.solver.link import from_link, to_link
@@ -37,16 +38,29 @@ _START = Position.new(*PRESETS["beginner"])
 _NO_CACHE = {"Cache-Control": "no-cache"}
 
 
+_SIZE = re.compile(r"(\d+)x(\d+)m")
+
+
+def _read(link: str) -> Position:
+    """The position of a link, no side over 256 (checked before the cells are read, which
+    a link could make millions of).  Raises :class:`InvalidPositionError`."""
+    size = _SIZE.match(link)
+    if size and max(int(size[1]), int(size[2])) > MAX_SIDE:
+        raise InvalidPositionError(f"a board has at most {MAX_SIDE} cells a side")
+    position = from_link(link)
+    analysable(position.rows, position.mines)
+    return position
+
+
 @router.get("/analyse")
 async def analyser_page(request: Request, service: ServiceDep, p: str = "") -> Response:
     """The analyser with the position of the link ``p`` (a blank Beginner board without)."""
     try:
-        position, error = (from_link(p) if p else _START), ""
-        analysable(position.rows, position.mines)
+        position, error = (_read(p) if p else _START), ""
     except InvalidPositionError as exc:
         position, error = _START, f"That link holds no position: {exc}."
     view = await _analysed(service, request, position, None, error=error)
-    return _page(request, view, 422 if error else 200)
+    return _page(request, view, _status(view, 422 if error else 200))
 
 
 @router.post("/analyse")
@@ -56,7 +70,7 @@ async def analyser_edit(request: Request, service: ServiceDep) -> Response:
     refused (422)."""
     form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
     try:
-        shown = from_link(form.get("p", ""))
+        shown = _read(form.get("p", ""))
     except InvalidPositionError:
         shown = _START
     pasted = form.get("action") == "text"
@@ -67,7 +81,13 @@ async def analyser_edit(request: Request, service: ServiceDep) -> Response:
         view = await _analysed(service, request, shown, None, error=str(exc), pasted=pasted)
         return _answer(request, view, 422)
     view = await _analysed(service, request, position, why, focus, pasted=pasted)
-    return _answer(request, view, 200)
+    return _answer(request, view, _status(view, 200))
+
+
+def _status(view: PositionView, otherwise: int) -> int:
+    """503 when the solver was too busy to analyse at all."""
+    a = view.analysis
+    return 503 if a.knowledge is None and not a.impossible else otherwise
 
 
 def _number(form: Mapping[str, str], name: str, low: int, high: int) -> int:
@@ -126,7 +146,11 @@ async def _analysed(service: GameService, request: Request, position: Position,
                 proof = None
         return PositionView(analysis, proof, focus, error, pasted)
 
-    return await analysis_turn(service, request, run, "analyse")
+    try:
+        return await analysis_turn(service, request, run, "analyse")
+    except BudgetExceededError as exc:  # the solver threads are busy: nothing computed
+        return PositionView(Analysis(position, None), None, focus,
+                            f"Not analysed: {exc}.", pasted)
 
 
 def _page(request: Request, view: PositionView, status_code: int) -> Response:
