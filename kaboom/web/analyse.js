@@ -1,16 +1,29 @@
 // The analyser's keys (the server draws and edits the position): arrows move the focus over the
 // cells, 0-8, F and # set the focused one, ? shows why; the focus comes back after each redraw.
-let focused = "";
+// A click while an edit is on its way waits for its answer: it must edit the position that comes back.
+let focused = "", busy = false;
+const cellAt = (value) => document.querySelector(`#analyse-board [value="${value}"]`);
+const waiting = [];
 document.addEventListener("keydown", (e) => {
   const cell = e.target.closest?.("#analyse-board .c"), key = e.key.toUpperCase();
   if (!cell || e.altKey || e.ctrlKey || e.metaKey) return;
   const [x, y] = cell.value.split(",").map(Number);
   const d = { ARROWLEFT: [-1, 0], ARROWRIGHT: [1, 0], ARROWUP: [0, -1], ARROWDOWN: [0, 1] }[key];
   const tool = key === "?" ? "why" : /^[0-8F#]$/.test(key) ? key : "";
-  if (d) document.querySelector(`#analyse-board [value="${x + d[0]},${y + d[1]}"]`)?.focus();
+  if (d) cellAt(`${x + d[0]},${y + d[1]}`)?.focus();
   else if (tool) { document.querySelector(`[name=tool][value="${tool}"]`).checked = true; cell.click(); }
   else return;
   e.preventDefault();
 });
+document.addEventListener("click", (e) => {
+  const cell = e.target.closest?.("#analyse-board .c");
+  if (cell && busy) { waiting.push([cell.value, document.querySelector("[name=tool]:checked")]); e.preventDefault(); }
+}, true);
 document.addEventListener("focusin", (e) => { focused = e.target.closest?.("#analyse-board .c")?.value ?? ""; });
-document.addEventListener("htmx:afterSwap", () => focused && document.querySelector(`#analyse-board [value="${focused}"]`)?.focus());
+document.addEventListener("htmx:beforeRequest", () => { busy = true; });
+document.addEventListener("htmx:afterSwap", () => focused && cellAt(focused)?.focus());
+document.addEventListener("htmx:afterRequest", () => {
+  busy = false;
+  const [value, tool] = waiting.shift() ?? [];
+  if (value) { tool.checked = true; cellAt(value)?.click(); }
+});

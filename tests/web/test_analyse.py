@@ -110,6 +110,15 @@ def test_a_position_built_by_clicks_and_keys(page: Page, server: Server) -> None
     page.keyboard.press("f")
     wait_for(page, to_link(Position(3, 3, 1, ("11#", "#F2", "###"))))
     assert_equals_api(page, server)
+    # Clicks faster than the answers each edit the position the one before made: a double
+    # click cycles twice, and three clicks sent at once make three edits.
+    page.check("[name=tool][value=cycle]")
+    page.dblclick('#analyse-board [value="0,2"]')
+    wait_for(page, to_link(Position(3, 3, 1, ("11#", "#F2", "1##"))))
+    page.eval_on_selector_all("#analyse-board .c", """cs => {
+        for (const v of ['1,2', '2,2', '2,2']) cs.find((c) => c.value === v).click(); }""")
+    wait_for(page, to_link(Position(3, 3, 1, ("11#", "#F2", "101"))))
+    assert_equals_api(page, server)
 
 
 def test_a_pasted_impossible_position_is_explained(page: Page, server: Server) -> None:
