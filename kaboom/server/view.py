@@ -19,7 +19,7 @@ from kaboom.solver.proof import Proof
 from kaboom.solver.simulator import PRESETS
 
 __all__ = ["ANALYSER_TOOLS", "PRESET_LABELS", "CellView", "GameView", "PositionView", "Role",
-           "cell_label", "cycled", "percent", "position_link", "preset_of"]
+           "cell_label", "cycled", "percent", "position_link", "preset_of", "proof_marks"]
 
 Role = Literal["player", "spectator"]
 
@@ -311,6 +311,16 @@ def cycled(ch: str) -> str:
     return _CYCLE[(_CYCLE.find(ch) + 1) % len(_CYCLE)]
 
 
+def proof_marks(proof: Proof | None) -> dict[tuple[int, int], str]:
+    """The classes that outline a proof in the analyser: its numbers (``reason``) and its
+    cell (``hint`` when safe, ``guess`` when a mine)."""
+    if proof is None:
+        return {}
+    out = {xy: "reason" for xy, _ in proof.numbers}
+    out[proof.cell] = "guess" if proof.mine else "hint"
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class PositionView:
     """A position in the analyser (``/analyse``): its analysis and, when a decided
@@ -383,15 +393,10 @@ class PositionView:
 
     def marks(self) -> dict[tuple[int, int], str]:
         """The outlined cells: a proof's cell and numbers, or an impossible position's."""
-        out: dict[tuple[int, int], str] = {}
         why = self.analysis.contradiction
         if why is not None:
             return {xy: "reason" for xy, _ in why.numbers}
-        proof = self.shown_proof
-        if proof is not None:
-            out = {xy: "reason" for xy, _ in proof.numbers}
-            out[proof.cell] = "guess" if proof.mine else "hint"
-        return out
+        return proof_marks(self.shown_proof)
 
     def rows(self) -> Iterator[list[CellView]]:
         """Every cell, row by row, with the analysis drawn as the debug overlay."""

@@ -1,7 +1,8 @@
-// The analyser's keys (the server draws and edits the position): arrows move the focus over the
-// cells, 0-8, F and # set the focused one, ? shows why; the focus comes back after each redraw.
+// The analyser's keys and pointer (the server draws and edits the position): arrows move the focus
+// over the cells, 0-8, F and # set the focused one, ? shows why; hovering or focusing a decided cell
+// asks for its proof, whose answer lists the cells to outline. The focus comes back after a redraw.
 // A click while an edit is on its way waits for its answer: it must edit the position that comes back.
-let focused = "", busy = false;
+let focused = "", busy = false, explained = "";
 const cellAt = (value) => document.querySelector(`#analyse-board [value="${value}"]`);
 const waiting = [];
 document.addEventListener("keydown", (e) => {
@@ -19,9 +20,20 @@ document.addEventListener("click", (e) => {
   const cell = e.target.closest?.("#analyse-board .c");
   if (cell && busy) { waiting.push([cell.value, document.querySelector("[name=tool]:checked")]); e.preventDefault(); }
 }, true);
-document.addEventListener("focusin", (e) => { focused = e.target.closest?.("#analyse-board .c")?.value ?? ""; });
+function explain(e) {
+  const cell = e.target.closest?.("#analyse-board .c[data-knowledge=s], #analyse-board .c[data-knowledge=m]");
+  if (!cell || busy || cell.value === explained) return;
+  const [x, y] = (explained = cell.value).split(",");
+  htmx.ajax("GET", "/analyse/proof", { target: "#proof", swap: "innerHTML", values: { p: document.querySelector("[name=p]").value, x, y } }).catch(() => {});
+}
+document.addEventListener("mouseover", explain);
+document.addEventListener("focusin", (e) => { focused = e.target.closest?.("#analyse-board .c")?.value ?? ""; explain(e); });
 document.addEventListener("htmx:beforeRequest", () => { busy = true; });
-document.addEventListener("htmx:afterSwap", () => focused && cellAt(focused)?.focus());
+document.addEventListener("htmx:afterSwap", (e) => {
+  if (e.detail.target.id !== "proof") return (explained = "", focused && cellAt(focused)?.focus());
+  document.querySelectorAll("#analyse-board :is(.reason, .hint, .guess)").forEach((c) => c.classList.remove("reason", "hint", "guess"));
+  for (const [value, mark] of JSON.parse(e.detail.target.firstElementChild?.dataset.outline ?? "[]")) cellAt(value)?.classList.add(mark);
+});
 document.addEventListener("htmx:afterRequest", () => {
   busy = false;
   const [value, tool] = waiting.shift() ?? [];

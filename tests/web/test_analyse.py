@@ -121,6 +121,25 @@ def test_a_position_built_by_clicks_and_keys(page: Page, server: Server) -> None
     assert_equals_api(page, server)
 
 
+def test_hover_and_focus_show_a_decided_cells_proof(page: Page, server: Server) -> None:
+    rows = ["11#", "###", "###"]
+    page.goto("/analyse?p=" + to_link(Position(3, 3, 1, tuple(rows))))
+    for (x, y), gesture in (((2, 2), "hover"), ((2, 0), "focus")):
+        proof = server.http.post("/api/analyse/proof", json={
+            "rows": rows, "mines": 1, "x": x, "y": y}).raise_for_status().json()
+        target = page.locator(f'#analyse-board [value="{x},{y}"]')
+        target.hover() if gesture == "hover" else target.focus()
+        expect(page.locator("#proof")).to_have_text(f"Why: {proof['text']}.")
+        want = {(n["x"], n["y"]): "reason" for n in proof["numbers"]} | {(x, y): "hint"}
+        page.wait_for_function(
+            f"document.querySelector('#analyse-board [value=\"{x},{y}\"]')"
+            ".classList.contains('hint')")
+        assert shown(page)["marked"] == want, gesture
+    # an undecided cell asks nothing: the last proof stays
+    page.hover('#analyse-board [value="0,1"]')
+    expect(page.locator("#proof")).to_contain_text("(2, 0)")
+
+
 def test_a_pasted_impossible_position_is_explained(page: Page, server: Server) -> None:
     page.goto("/analyse")
     page.click("summary")

@@ -13,21 +13,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Annotated
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from kaboom.server.deps import ServiceDep
 from kaboom.server.routes.api import analysis_turn
 from kaboom.server.routes.fragments import templates
 from kaboom.server.schemas import MAX_SIDE
 from kaboom.server.service import GameService
-from kaboom.server.view import ANALYSER_TOOLS, PositionView, cycled
+from kaboom.server.view import ANALYSER_TOOLS, PositionView, cycled, proof_marks
 from kaboom.solver.analysis import Analysis, analysable, analyse
 from kaboom.solver.budget import Budget
-from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
+from kaboom.solver.errors import BudgetExceededError, InvalidPositionError, NoProofError
 from kaboom.solver.link import from_link, to_link
 from kaboom.solver.position import Position
-from kaboom.solver.proof import prove
+from kaboom.solver.proof import Proof, prove
 from kaboom.solver.simulator import PRESETS
 
 __all__ = ["router"]
@@ -88,6 +89,39 @@ def _status(view: PositionView, otherwise: int) -> int:
     """503 when the solver was too busy to analyse at all."""
     a = view.analysis
     return 503 if a.knowledge is None and not a.impossible else otherwise
+
+
+@router.get("/analyse/proof")
+async def analyser_proof(request: Request, service: ServiceDep, p: str,
+                         x: Annotated[int, Query(ge=0, le=MAX_SIDE - 1)],
+                         y: Annotated[int, Query(ge=0, le=MAX_SIDE - 1)]) -> Response:
+    """The proof of a decided cell the pointer or the focus is on: its words, and the cells
+    to outline (``data-outline``, which the page's script puts on the board)."""
+    try:
+        position = _read(p)
+        if x >= position.width or y >= position.height:
+            raise InvalidPositionError(f"({x}, {y}) is off the board")
+    except InvalidPositionError as exc:
+        return _proof(None, f"No proof: {exc}.", 422)
+
+    def run(budget: Budget) -> Proof | None:
+        try:
+            return prove(position, (x, y), budget)
+        except (NoProofError, InvalidPositionError):
+            return None
+
+    try:
+        found = await analysis_turn(service, request, run, "analyse_proof")
+    except BudgetExceededError as exc:
+        return _proof(None, f"No proof: {exc}.", 503)
+    return _proof(found, "" if found else f"({x}, {y}) is not decided: it has no proof.")
+
+
+def _proof(proof: Proof | None, note: str, status_code: int = 200) -> Response:
+    macro = templates.env.get_template("_analyse.html").module.proof_words  # type: ignore[attr-defined]
+    outline = [[f"{x},{y}", mark] for (x, y), mark in proof_marks(proof).items()]
+    return Response(str(macro(proof, outline, note)), status_code=status_code,
+                    media_type="text/html; charset=utf-8")
 
 
 def _number(form: Mapping[str, str], name: str, low: int, high: int) -> int:
