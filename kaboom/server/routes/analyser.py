@@ -124,9 +124,14 @@ def _proof(proof: Proof | None, note: str, status_code: int = 200) -> Response:
                     media_type="text/html; charset=utf-8")
 
 
+def _whole(text: str) -> bool:
+    """Whether ``text`` is a whole number in ASCII digits (``isdigit`` alone takes ``²``)."""
+    return text.isascii() and text.isdigit()
+
+
 def _number(form: Mapping[str, str], name: str, low: int, high: int) -> int:
     text = form.get(name, "").strip()
-    if not text.isdigit() or not low <= int(text) <= high:
+    if not _whole(text) or not low <= int(text) <= high:
         raise InvalidPositionError(f"{name} must be a whole number from {low} to {high}")
     return int(text)
 
@@ -150,7 +155,7 @@ def _edited(shown: Position, form: Mapping[str, str]
     if not cell:
         return Position(shown.width, shown.height, mines, shown.rows), (0, 0), None
     xs, _, ys = cell.partition(",")
-    if not (xs.isdigit() and ys.isdigit()) or int(xs) >= shown.width or int(ys) >= shown.height:
+    if not (_whole(xs) and _whole(ys)) or int(xs) >= shown.width or int(ys) >= shown.height:
         raise InvalidPositionError(f"({cell}) is not a cell of the board")
     x, y, tool = int(xs), int(ys), form.get("tool", "cycle")
     if tool not in ANALYSER_TOOLS:
@@ -176,7 +181,7 @@ async def _analysed(service: GameService, request: Request, position: Position,
                 why in analysis.knowledge.safe or why in analysis.knowledge.mines):
             try:
                 proof = prove(position, why, budget)
-            except (BudgetExceededError, InvalidPositionError):
+            except (BudgetExceededError, InvalidPositionError, NoProofError):
                 proof = None
         return PositionView(analysis, proof, focus, error, pasted)
 
