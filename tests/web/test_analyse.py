@@ -208,6 +208,7 @@ def test_accessible_and_at_phone_width(axe_page: Page, server: Server,  # noqa: 
     server.post(f"/api/games/{game['id']}/reveal", {"x": 15, "y": 8})
     board = server.game(game["id"])["board"]
     page.goto("/analyse?p=" + to_link(Position(30, 16, 99, tuple(board))))
+    assert_equals_api(page, server)
     assert serious_violations(page) == []
     page.check("[name=tool][value=why]")
     page.click('#analyse-board .c[data-knowledge="m"]')
