@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from kaboom.solver.link import to_link
 from kaboom.solver.position import Position
@@ -237,3 +237,16 @@ def test_the_form_works_without_a_script_and_a_busy_server_says_so(
         refused = busy.http.get("/analyse", params={"p": "3x3m1.H4bH4"})
         assert refused.status_code == 503 and "Not analysed: " in refused.text
         assert 'data-link="3x3m1.H4bH4"' in refused.text
+
+
+def test_a_tap_on_a_phone_edits_a_cell(browser: Browser, server: Server) -> None:
+    context = browser.new_context(base_url=server.url, viewport={"width": 360, "height": 740},
+                                  has_touch=True, is_mobile=True, bypass_csp=True)
+    try:
+        page = context.new_page()
+        page.goto("/analyse?p=3x3m1.H9")
+        page.tap('#analyse-board [value="1,1"]')
+        wait_for(page, "3x3m1.H4aH4")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        context.close()
