@@ -20,6 +20,7 @@ from kaboom.server.edge import BodyGuard, CreateLimiter, SecurityHeaders, valida
 from kaboom.server.errors import RateLimitedError, status_of
 from kaboom.server.metrics import RequestMetrics
 from kaboom.server.openapi import KaboomApp
+from kaboom.server.routes import analyser as analyser_page
 from kaboom.server.routes import api, events, pages, play
 from kaboom.server.service import GameService
 from kaboom.server.store import open_store
@@ -75,6 +76,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.analyser)
     app.include_router(api.operations)
     app.include_router(pages.router)
+    app.include_router(analyser_page.router)
     app.include_router(play.router)
     app.include_router(events.router)
 

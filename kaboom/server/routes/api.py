@@ -15,7 +15,7 @@ import hmac
 import logging
 import os
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Query, Request, Response, status
 from pydantic import BaseModel
@@ -51,9 +51,10 @@ from kaboom.solver.budget import Budget
 from kaboom.solver.position import GameStatus, Move, MoveKind
 from kaboom.solver.proof import prove
 
-__all__ = ["analyser", "operations", "router"]
+__all__ = ["analyser", "analysis_turn", "operations", "router"]
 
 router = APIRouter(prefix="/api", tags=["games"])
+T = TypeVar("T")
 log = logging.getLogger("kaboom")
 
 _ERRORS: dict[int | str, dict[str, Any]] = {
@@ -263,8 +264,10 @@ _ANALYSE: dict[int | str, dict[str, Any]] = {
 }
 
 
-async def _analysis_turn(service: GameService, request: Request,
-                         fn: Callable[[Budget], Response], work: str) -> Response:
+async def analysis_turn(service: GameService, request: Request,
+                          fn: Callable[[Budget], T], work: str) -> T:
+    """``fn`` in the client's own solver turn for analyses of positions (the API's and
+    the analyser page's)."""
     client = client_of(request)
     return await service.gate.run(f"analyse:{client}", service.settings.analysis_budget_s, fn,
                                   client, work)
@@ -282,7 +285,7 @@ async def analyse_position(body: PositionIn, service: ServiceDep, request: Reque
         # 30 % left for the answer, as for a game's analysis (1.3 MB of JSON at 256x256)
         return _json(PositionAnalysisOut.of(analyse(position, budget.share(0.7))))
 
-    return await _analysis_turn(service, request, run, "analyse")
+    return await analysis_turn(service, request, run, "analyse")
 
 
 @analyser.post("/analyse/proof", responses={
@@ -292,7 +295,7 @@ async def analyse_proof(body: PositionCellIn, service: ServiceDep, request: Requ
     """Why a covered cell of the position is safe or a mine: a minimal set of open
     numbers (and the count, when needed), as a game's proof."""
     position, cell = body.position(), body.cell()
-    return await _analysis_turn(
+    return await analysis_turn(
         service, request, lambda budget: _json(ProofOut.of(prove(position, cell, budget))),
         "analyse_proof")
 
