@@ -372,8 +372,8 @@ def _switch_to_wal(db: sqlite3.Connection, deadline: float) -> None:
     """Puts the file in WAL mode, retrying until ``deadline``: when several processes
     open a new file together, SQLite may refuse the switch at once ("database is
     locked") without waiting on the busy timeout.  One of two processes opening a new
-    file at the same moment failed so in 1-4 % of tries, and ``kaboom serve --workers 2``
-    then failed to start."""
+    file at the same moment failed so in 1-4 % of tries, and a server of two processes
+    started together on a new file then failed to start."""
     while True:
         try:
             db.execute("PRAGMA journal_mode=WAL")

@@ -92,6 +92,9 @@ class Cluster:
                 "--cluster needs Dask's distributed: in a checkout,"
                 " .venv/bin/pip install -e '.[cluster]'"
             ) from e
+        # A scheduler that goes away closes the client's batched stream, which distributed
+        # logs at INFO with a traceback: the run says what happened, in one line.
+        logging.getLogger("distributed.batched").setLevel(logging.WARNING)
         try:
             self._client: Any = Client(address, timeout=timeout, set_as_default=False)
         except Exception as e:  # OSError when unreachable, others for a malformed address
