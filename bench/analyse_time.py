@@ -30,10 +30,7 @@ from kaboom.solver.position import Position
 from kaboom.solver.session import Solver
 from kaboom.solver.simulator import SimulatedGame, parse_board
 
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+from proof_time import percentile
 
 
 def positions(size: str, games: int, per_game: int, seed: int) -> list[Position]:

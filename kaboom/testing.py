@@ -17,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
@@ -54,6 +54,21 @@ def free_port() -> int:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
         return port
+
+
+def _listening(port: int, seconds: float, gone: Callable[[], bool] = lambda: False) -> bool:
+    """Whether something accepts connections on 127.0.0.1:``port`` within ``seconds``;
+    ``False`` as soon as ``gone()`` says the process that should listen has exited."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            if gone():
+                return False
+            time.sleep(0.05)
+    return False
 
 
 class LiveServer:
@@ -179,14 +194,9 @@ class PostgresServer:
             self._run("initdb", "-D", str(self.data), "-U", "kaboom", "-A", "trust",
                       "--no-sync", "-E", "UTF8")
         self._pg_ctl("start")
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("PostgreSQL did not start")
+        if not _listening(self.port, 30):
+            raise RuntimeError("PostgreSQL did not start")
+        return self
 
     def _pg_ctl(self, action: str) -> None:
         options = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1"
@@ -297,15 +307,11 @@ class NginxProxy:
              "-g", f"daemon off; pid {self.root}/nginx.pid;"],
             stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                if self.proc.poll() is not None:
-                    raise RuntimeError(f"nginx exited: {self.errors()}") from None
-                time.sleep(0.05)
+        proc = self.proc
+        if _listening(self.port, 30, lambda: proc.poll() is not None):
+            return self
+        if proc.poll() is not None:
+            raise RuntimeError(f"nginx exited: {self.errors()}")
         self.stop()
         raise RuntimeError(f"nginx did not listen in 30 s: {self.errors()}")
 

@@ -340,6 +340,11 @@ class NumberOut(BaseModel):
     y: int
     n: int
 
+    @classmethod
+    def each(cls, numbers: tuple[tuple[Cell, int], ...]) -> list[NumberOut]:
+        """The numbers of a proof or a contradiction, ``((x, y), n)`` each."""
+        return [cls(x=c[0], y=c[1], n=n) for c, n in numbers]
+
 
 class ProofOut(BaseModel):
     """Why a covered cell is safe or a mine: a minimal set of open numbers (and the total
@@ -358,7 +363,7 @@ class ProofOut(BaseModel):
             x=proof.cell[0],
             y=proof.cell[1],
             mine=proof.mine,
-            numbers=[NumberOut(x=c[0], y=c[1], n=n) for c, n in proof.numbers],
+            numbers=NumberOut.each(proof.numbers),
             count=proof.count,
             text=proof.text,
         )
@@ -394,7 +399,7 @@ class ContradictionOut(BaseModel):
     @classmethod
     def of(cls, reason: Contradiction) -> ContradictionOut:
         return cls(
-            numbers=[NumberOut(x=c[0], y=c[1], n=n) for c, n in reason.numbers],
+            numbers=NumberOut.each(reason.numbers),
             count=reason.count,
             text=reason.text,
         )

@@ -69,4 +69,4 @@ async def events(game_id: GameId, request: Request, service: ServiceDep,
     return StreamingResponse(
         stream(request, service, game_id, version, role, client_of(request), page),
         media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        headers={"Cache-Control": "no-cache"})  # SecurityHeaders adds X-Accel-Buffering
