@@ -3,6 +3,7 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -70,12 +71,21 @@ def live_server(tmp_path: Path) -> Iterator[LiveServer]:
     server.stop()
 
 
-@pytest.fixture(scope="session")
-def postgres() -> Iterator[PostgresServer]:
-    """A throwaway PostgreSQL cluster for the session (``url()`` makes a fresh database)."""
+@contextlib.contextmanager
+def throwaway_postgres() -> Iterator[PostgresServer]:
+    """A PostgreSQL cluster of its own, started, and stopped on the way out."""
     bindir = find_postgres()
     if bindir is None:
         pytest.fail("PostgreSQL is not installed: run ./test.sh (it installs `postgresql`)")
     server = PostgresServer(bindir).start()
-    yield server
-    server.stop()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """A throwaway PostgreSQL cluster for the session (``url()`` makes a fresh database)."""
+    with throwaway_postgres() as server:
+        yield server

@@ -17,7 +17,8 @@ from kaboom.solver.position import Cell, MoveKind, Position
 from kaboom.solver.simulator import SimulatedGame
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
-from tests.test_contradiction import any_numbers, assert_minimal
+from tests.strategies import any_numbers
+from tests.test_contradiction import assert_minimal
 from tests.test_proof import assert_proves
 
 

@@ -4,12 +4,12 @@ count, when named) admit no layout, and dropping any one of them admits one."""
 from __future__ import annotations
 
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kaboom.solver.budget import Budget
 from kaboom.solver.contradiction import Contradiction, why_impossible
 from kaboom.solver.position import Position
 from tests import oracle
+from tests.strategies import any_numbers
 
 
 def assert_minimal(position: Position, reason: Contradiction) -> None:
@@ -25,15 +25,6 @@ def assert_minimal(position: Position, reason: Contradiction) -> None:
     if reason.count is not None:
         assert reason.count == position.mines
         assert oracle.fits(position, numbers), f"{reason.text}: does not need the count"
-
-
-@st.composite
-def any_numbers(draw: st.DrawFn) -> Position:
-    """Small boards with numbers drawn at random, most of them impossible."""
-    width, height = draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    rows = ["".join(draw(st.sampled_from("###F0123")) for _ in range(width))
-            for _ in range(height)]
-    return Position.from_rows(rows, draw(st.integers(0, width * height)))
 
 
 @settings(max_examples=400, deadline=None)

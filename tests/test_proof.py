@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kaboom.solver.errors import InvalidPositionError, NoProofError
 from kaboom.solver.position import Position
 from kaboom.solver.proof import Proof, prove
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
+from tests.strategies import any_numbers
 
 
 def assert_proves(position: Position, proof: Proof) -> None:
@@ -121,17 +121,8 @@ def test_open_and_undecided_cells_have_no_proof() -> None:
         prove(position, (1, 1))
 
 
-@st.composite
-def any_numbers(draw: st.DrawFn) -> Position:
-    """Small boards with numbers drawn at random, most of them impossible."""
-    width, height = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    rows = ["".join(draw(st.sampled_from("##0123")) for _ in range(width))
-            for _ in range(height)]
-    return Position.from_rows(rows, draw(st.integers(0, width * height)))
-
-
 @settings(max_examples=300, deadline=None)
-@given(position=any_numbers())
+@given(position=any_numbers(3, "##0123"))
 def test_a_proof_never_rests_on_numbers_that_cannot_all_hold(position: Position) -> None:
     """Numbers that contradict each other contradict either claim about a cell: a proof
     from them (the 2 of ``2#`` "left no room" for a mine) proves nothing.  Every proof

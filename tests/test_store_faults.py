@@ -34,8 +34,8 @@ from kaboom.testing import (
     LiveServer,
     PostgresServer,
     ProxiedServer,
-    find_postgres,
 )
+from tests.conftest import throwaway_postgres
 
 EXPERT = {"width": 30, "height": 16, "mines": 99}
 
@@ -175,12 +175,8 @@ def _wait_healthy(url: str, timeout_s: float = 90) -> dict[str, object]:
 def own_postgres() -> Iterator[PostgresServer]:
     """A cluster of this module's own: its tests restart and stop it, which the session's
     shared one must not see."""
-    bindir = find_postgres()
-    if bindir is None:
-        pytest.fail("PostgreSQL is not installed: run ./test.sh (it installs `postgresql`)")
-    server = PostgresServer(bindir).start()
-    yield server
-    server.stop()
+    with throwaway_postgres() as server:
+        yield server
 
 
 def _restart(pg: PostgresServer) -> Iterator[None]:
