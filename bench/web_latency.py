@@ -3,13 +3,21 @@
 Starts ``kaboom serve`` on a free port (or uses ``--url``), opens the page with Playwright,
 and plays games by clicking provably safe cells (found with the solver in this process, so
 the page does no extra work), guessing only when no safe cell exists. For every reveal it
-records, inside the page:
+records, inside the page, in ms from the click event's timestamp:
 
-* ``click→frame``: the click event's timestamp to the first frame after the board changed
-  (requestAnimationFrame, then a message task: the frame has been produced);
-* ``server``: the reveal request's time to first byte (Resource Timing), i.e. the server's
-  own reveal time plus loopback;
-* ``page``: the rest, the page's share (fetch overhead, JSON parse, DOM patch, frame).
+* ``click→frame``: to the first frame after the board changed (requestAnimationFrame, then
+  a message task: the frame has been produced);
+* ``server``: the reveal request's time to first byte (Resource Timing), and ``app``: the
+  server's own time for it, from its ``Server-Timing`` header (the rest is loopback and
+  the machine's other work);
+* ``answered``: the answer's last byte; ``1st frame``: the first frame after the click;
+  ``patched``: the board's DOM patched; ``shown in frame``: which frame after the click
+  showed the change (1: the first).
+
+Chromium holds the tasks that are not rendering (an answer's among them) until the first
+frame after a discrete input has been produced, so an answer that comes before that frame
+is applied after it and shows in the second.  ``--chromium-arg
+--disable-features=DeferRendererTasksAfterInput`` measures without that hold.
 
     python bench/web_latency.py                          # Expert and 100x100, 200 clicks each
     python bench/web_latency.py --sizes 30x16/99 --clicks 100 --json bench/results/web.json
@@ -44,24 +52,32 @@ PROBE = """() => {
   performance.setResourceTimingBufferSize(100000);
   window.__samples = [];
   window.__t0 = null;
-  board.addEventListener('click', e => { window.__t0 = e.timeStamp; }, true);
+  board.addEventListener('click', e => {
+    const t0 = window.__t0 = e.timeStamp;
+    window.__first = null;
+    requestAnimationFrame(ts => { window.__first = ts - t0; });  // the first frame after the input
+  }, true);
   new MutationObserver(() => {
     if (window.__t0 === null) return;
     const t0 = window.__t0;
     const patched = performance.now() - t0;
     window.__t0 = null;
-    requestAnimationFrame(() => {
+    requestAnimationFrame(frame => {
       const channel = new MessageChannel();
       channel.port1.onmessage = () => {
         const entries = performance.getEntriesByType('resource')
           .filter(e => e.name.endsWith('/reveal'));
         const last = entries[entries.length - 1];
+        const app = last?.serverTiming?.find(t => t.name === 'app');
         window.__samples.push({
           total: performance.now() - t0,
           server: last ? last.responseStart - last.requestStart : null,
+          app: app ? app.duration : null,
           response_end: last ? last.responseEnd - t0 : null,
           request_start: last ? last.startTime - t0 : null,
           bytes: last ? last.encodedBodySize : null,
+          first_frame: window.__first,
+          shown_frame: frame - t0,
           patched,
         });
         performance.clearResourceTimings();
@@ -70,6 +86,7 @@ PROBE = """() => {
     });
   }).observe(board, {attributes: true, attributeFilter: ['data-moves']});
 }"""
+FRAME_MS = 1000 / 60
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -142,12 +159,22 @@ def measure(page: Page, http: httpx.Client, size: str, clicks: int, seed: int
                     break
     total = [s["total"] for s in samples]
     server = [s["server"] for s in samples if s["server"] is not None]
+    app = [s["app"] for s in samples if s.get("app") is not None]
+    answered = [s["response_end"] for s in samples if s["response_end"] is not None]
+    first = [s["first_frame"] for s in samples if s.get("first_frame") is not None]
+    # which frame after the click showed the change: 1 is the first one
+    frames = [1 + round((s["shown_frame"] - s["first_frame"]) / FRAME_MS) for s in samples
+              if s.get("first_frame") is not None]
     page_share = [s["total"] - s["server"] for s in samples if s["server"] is not None]
     apply = [s["patched"] - s["response_end"] for s in samples if s["response_end"] is not None]
     frame = [s["total"] - s["patched"] for s in samples]
     sent = [float(s["bytes"]) for s in samples if s["bytes"]]
     return {"size": size, "games": games, "click_to_frame_ms": summary(total),
-            "server_ms": summary(server), "page_ms": summary(page_share),
+            "server_ms": summary(server), "app_ms": summary(app) if app else None,
+            "answered_ms": summary(answered), "first_frame_ms": summary(first),
+            "patched_ms": summary([s["patched"] for s in samples]),
+            "frame_shown": summary([float(f) for f in frames]),
+            "page_ms": summary(page_share),
             "parse_and_patch_ms": summary(apply), "to_frame_ms": summary(frame),
             "bytes_per_move": summary(sent), "samples": samples}
 
@@ -159,6 +186,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--url", help="an already running server (default: start one)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromium-arg", action="append", default=[], metavar="FLAG",
+                        help="one more Chromium command-line flag (repeatable), e.g."
+                        " --chromium-arg=--disable-features=DeferRendererTasksAfterInput")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--before", type=Path,
                         help="also measure the checkout in this folder (its .venv's kaboom),"
@@ -173,7 +203,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kaboom-web-bench-") as tmp, \
             sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=args.chromium, headless=True,
-                                     args=CHROMIUM_ARGS)
+                                     args=[*CHROMIUM_ARGS, *args.chromium_arg])
         for version, command in versions:
             with ExitStack() as stack:
                 url = args.url
@@ -198,21 +228,26 @@ def main() -> int:
                 page.close()
         browser.close()
 
-    columns = [("click→frame", "click_to_frame_ms"), ("server", "server_ms"),
-               ("page", "page_ms"), ("parse+patch", "parse_and_patch_ms"),
-               ("→frame", "to_frame_ms")]
+    columns = [("click→frame", "click_to_frame_ms"), ("server", "server_ms"), ("app", "app_ms"),
+               ("answered", "answered_ms"), ("1st frame", "first_frame_ms"),
+               ("patched", "patched_ms")]
+    if args.chromium_arg:
+        print("Chromium flags added:", " ".join(args.chromium_arg))
     print(f"{'':>6} {'board':>13} {'n':>4} "
-          + " ".join(f"{name + ' p50/p99':>20}" for name, _ in columns)
-          + f" {'bytes p50/p99':>16}  (ms)")
+          + " ".join(f"{name + ' p50/p99':>19}" for name, _ in columns)
+          + f" {'shown in frame':>15} {'bytes p50/p99':>15}  (ms from the click)")
     for r in results:
-        cells = [f"{r[key]['p50']:.1f} / {r[key]['p99']:.1f}" for _, key in columns]
-        sent = r["bytes_per_move"]
+        cells = [f"{r[key]['p50']:.1f} / {r[key]['p99']:.1f}" if r[key] else "–"
+                 for _, key in columns]
+        sent, shown = r["bytes_per_move"], r["frame_shown"]
         print(f"{r['version']:>6} {r['size']:>13} {r['click_to_frame_ms']['n']:>4} "
-              + " ".join(f"{c:>20}" for c in cells)
-              + f" {sent['p50']:>7.0f} / {sent['p99']:<6.0f}")
+              + " ".join(f"{c:>19}" for c in cells)
+              + f" {shown['p50']:>6.0f} / {shown['p99']:<6.0f}"
+              + f" {sent['p50']:>6.0f} / {sent['p99']:<6.0f}")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"machine": where, "results": results}, indent=2))
+        args.json.write_text(json.dumps({"machine": where, "chromium_args": args.chromium_arg,
+                                         "results": results}, indent=2))
     return 0
 
 

@@ -84,6 +84,16 @@ def test_requests_are_counted_by_route_template_and_status(client: PlayerClient)
     assert _value(after, "kaboom_build_info", version=version) == 1
 
 
+def test_every_answer_says_the_time_the_process_took_to_its_first_byte(
+        client: PlayerClient) -> None:
+    game = new_game(client)
+    timing = client.post(f"/api/games/{game['id']}/reveal", json={"x": 0, "y": 0}
+                         ).headers["server-timing"]
+    name, took = timing.split(";dur=")
+    assert name == "app" and 0 < float(took) < 60_000
+    assert client.get("/no/such/page").headers["server-timing"].startswith("app;dur=")
+
+
 def test_games_ended_are_counted_by_how(client: PlayerClient) -> None:
     before = _read(client)
     won = new_game(client, width=2, height=2, mines=3)  # the first click leaves only mines

@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse
 
 from kaboom.server import VERSION
@@ -29,6 +30,8 @@ from kaboom.solver.errors import KaboomError
 __all__ = ["create_app"]
 
 log = logging.getLogger("kaboom")
+
+GZIP_MIN_BYTES = 4096
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Builds the app around a store opened from ``settings``."""
@@ -83,6 +86,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The last added is the outermost: headers on every answer, including the guard's
     # refusals, and every answer counted.
     app.add_middleware(BodyGuard, limit=settings.max_body_bytes)
+    # Pages, big openings and scripts compressed (a 256x256 page is megabytes of cells);
+    # a move's usual answer, under the minimum, goes out at once; event streams never.
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=6)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(RequestMetrics)
     app.add_exception_handler(RequestValidationError, validation_error)

@@ -117,6 +117,23 @@ def test_a_reveal_that_opens_one_cell_answers_that_cell_and_the_counters(server:
         browser.close()
 
 
+def test_pages_go_compressed_and_a_small_answer_and_the_stream_at_once(server: Server) -> None:
+    browser, gid = played_as_player(server)
+    try:
+        page = browser.get(f"/games/{gid}")
+        assert page.headers["content-encoding"] == "gzip"
+        assert page.num_bytes_downloaded * 4 < len(page.content), (
+            page.num_bytes_downloaded, len(page.content))
+        move = browser.post(f"/games/{gid}/reveal", data={"x": "15", "y": "8", "version": "0"})
+        assert move.status_code == 200 and "content-encoding" not in move.headers
+        with browser.stream("GET", f"/games/{gid}/events", params={"version": "1"}) as events:
+            assert events.headers["content-type"].startswith("text/event-stream")
+            assert "content-encoding" not in events.headers
+            assert next(events.iter_lines()) == ": open"  # sent as it is written
+    finally:
+        browser.close()
+
+
 def test_only_the_player_moves_and_never_from_another_site(server: Server) -> None:
     browser, gid = played_as_player(server)
     try:

@@ -28,6 +28,7 @@ __all__ = ["PARTS", "all_made_by", "cells", "changes", "everything", "game_view"
            "made_by", "part", "templates"]
 
 templates = Jinja2Templates(directory=WEB / "templates")
+templates.env.auto_reload = False  # installed files: no stat of the template on every part drawn
 templates.env.globals["presets"] = {
     name: (f"{label} {PRESETS[name][0]}×{PRESETS[name][1]}/{PRESETS[name][2]}", PRESETS[name])
     for name, label in PRESET_LABELS.items()
