@@ -18,5 +18,8 @@ def test_web_latency_times_every_click(tmp_path: Path) -> None:
               "--json", str(out))
     [row] = bench_report(out)["results"]
     assert row["size"] == "9x9/10" and row["games"] >= 1
-    for part in ("click_to_frame_ms", "server_ms", "page_ms"):
+    for part in ("click_to_frame_ms", "server_ms", "app_ms", "first_frame_ms", "page_ms"):
         assert row[part]["n"] == 5, part
+    # the server's own time (its Server-Timing) is part of the time to the first byte
+    assert 0 < row["app_ms"]["p50"] <= row["server_ms"]["max"]
+    assert row["frame_shown"]["n"] == 5 and row["frame_shown"]["p50"] >= 1
