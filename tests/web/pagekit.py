@@ -80,7 +80,8 @@ def new_game(page: Page, preset: str = "beginner", *, size: tuple[int, int, int]
     page.wait_for_function(
         "([old, w, h]) => { const b = document.querySelector('#board');"
         " return b.dataset.gameId && b.dataset.gameId !== old"
-        " && b.querySelectorAll('.c').length === w * h; }",
+        " && b.querySelectorAll('.c').length === w * h"
+        " && document.documentElement.classList.contains('live'); }",  # its script has run
         arg=[old, size[0], size[1]],
     )
     return game_id(page)
