@@ -164,6 +164,9 @@ def test_a_won_game_counts_once_for_its_player_and_says_when_it_is_the_best(
         assert _row(page, "expert") == ["0", "0", "–", "–"]
         assert "Your best Beginner time!" in page
     assert "kaboom_browser" not in client.get(f"/games/{game_id}").headers.get("set-cookie", "")
+    # A replay's step back to the end draws the banner again, as the best time.
+    step = client.get(f"/games/{game_id}/replay", params={"at": "0", "go": "last"})
+    assert "Your best Beginner time!" in step.text
 
     # A spectator's browser (no player cookie) counts nothing and is told no best time.
     spectator = TestClient(client.app)

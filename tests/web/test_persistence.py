@@ -76,10 +76,16 @@ def test_statistics_count_unassisted_games_and_survive_a_reload(page: Page,
                                                                server: Server) -> None:
     page.goto("/")
     gid = new_game(page, "beginner", seed=2718, outside_guess=True)
+    second_tab = page.context.new_page()  # the player's too: it follows the event stream
+    second_tab.goto(f"/games/{gid}")
+    second_tab.wait_for_selector("#board[data-game-id]")
     won = play_unassisted_to_win(page, server, gid)
     assert won["status"] == "won" and not won["assisted"]
-    expect(page.locator("#banner")).to_contain_text("You won!")
-    expect(page.locator("#banner")).to_contain_text("Your best Beginner time!")
+    for tab in (page, second_tab):
+        expect(tab.locator("#banner")).to_contain_text("You won!")
+        expect(tab.locator("#banner")).to_contain_text("Your best Beginner time!")
+        expect(stat(tab, "beginner", "won")).to_have_text("1")
+    second_tab.close()
 
     # An unassisted loss: reveal a cell the local solver proves is a mine (or guess).
     gid = new_game(page, "beginner", seed=3141, first_click="opening")

@@ -21,7 +21,7 @@ from starlette.concurrency import run_in_threadpool
 
 from kaboom.server.routes.fragments import templates
 from kaboom.server.service import GameService
-from kaboom.server.store import GameStore
+from kaboom.server.store import GameStore, Tally
 from kaboom.server.view import PRESET_LABELS, GameView
 from kaboom.solver.position import GameStatus
 
@@ -78,24 +78,27 @@ def counts(view: GameView) -> bool:
             and view.preset is not None)
 
 
+def _rows(tallies: list[Tally]) -> list[PresetStats]:
+    of = {t.preset: t for t in tallies}
+    return [PresetStats(name, label) if name not in of else
+            PresetStats(name, label, of[name].played, of[name].won, of[name].best_ms)
+            for name, label in PRESET_LABELS.items()]
+
+
 def _tally(store: GameStore, browser: str, view: GameView | None
            ) -> tuple[list[PresetStats], bool]:
     """The browser's table, once ``view``'s game is counted if it counts; and whether that
     game is the fastest win it counted on its preset."""
-    counted = view is not None and counts(view)
-    game_id = view.game.id if view is not None else ""
+    counted = view if view is not None and counts(view) else None
+    game_id = counted.game.id if counted is not None else ""
     tallies = store.tallies(browser, game_id)
-    if view is not None and counted and not any(t.has_game for t in tallies):
-        won = view.game.status is GameStatus.WON
-        if store.count_game(browser, game_id, str(view.preset), won, view.game.elapsed_ms()):
-            tallies = store.tallies(browser, game_id)
-    of = {t.preset: t for t in tallies}
-    rows = [PresetStats(name, label) if name not in of else
-            PresetStats(name, label, of[name].played, of[name].won, of[name].best_ms)
-            for name, label in PRESET_LABELS.items()]
-    best = counted and any(t.game_won_ms is not None and t.game_won_ms == t.best_ms
-                           for t in tallies)
-    return rows, best
+    if counted is not None and not any(t.has_game for t in tallies) and store.count_game(
+            browser, game_id, str(counted.preset), counted.game.status is GameStatus.WON,
+            counted.game.elapsed_ms()):
+        tallies = store.tallies(browser, game_id)
+    best = counted is not None and any(
+        t.game_won_ms is not None and t.game_won_ms == t.best_ms for t in tallies)
+    return _rows(tallies), best
 
 
 def _table(rows: list[PresetStats], oob: bool) -> str:
@@ -108,7 +111,7 @@ async def drawn(service: GameService, browser: str | None, view: GameView | None
     """The statistics table, once ``view``'s game is counted if it counts; and whether that
     game is the browser's best time on its preset."""
     if browser is None:
-        return False, _table([PresetStats(n, label) for n, label in PRESET_LABELS.items()], oob)
+        return False, _table(_rows([]), oob)
     rows, best = await run_in_threadpool(_tally, service.store, browser, view)
     return best, _table(rows, oob)
 
