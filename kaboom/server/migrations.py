@@ -1,7 +1,7 @@
 """The database schema as numbered migrations, applied in order on start-up.
 
 A small table of numbered SQL steps rather than alembic: the store speaks SQL through the
-drivers directly (no SQLAlchemy models for alembic to diff), the schema is three tables, and
+drivers directly (no SQLAlchemy models for alembic to diff), the schema is four tables, and
 each step must run on SQLite and PostgreSQL alike.  ``schema_version`` holds the number of
 the last step applied, so an existing database upgrades in place; a database made before
 the table existed (games and steps only) counts as version 1.
@@ -36,6 +36,13 @@ MIGRATIONS: list[list[str]] = [
         "CREATE TABLE IF NOT EXISTS create_buckets (client TEXT PRIMARY KEY,"
         " tokens DOUBLE PRECISION NOT NULL, updated_at DOUBLE PRECISION NOT NULL)",
         "CREATE INDEX IF NOT EXISTS create_buckets_age ON create_buckets (updated_at)",
+    ],
+    # 4: the page's statistics: one row per game counted for a browser (its anonymous
+    # cookie), kept when the game expires; the game's id as the key counts it once.
+    [
+        "CREATE TABLE IF NOT EXISTS counted_games (game_id TEXT PRIMARY KEY, browser TEXT,"
+        " preset TEXT NOT NULL, won INTEGER NOT NULL, elapsed_ms BIGINT NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS counted_games_browser ON counted_games (browser, preset)",
     ],
 ]
 

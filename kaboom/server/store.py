@@ -1,5 +1,6 @@
 """Where games live: SQLite by default (a file, nothing to install), PostgreSQL to share
-one store between many server processes, in memory for tests.
+one store between many server processes, in memory for tests.  The page's statistics
+(the games each browser finished) live beside them.
 
 Every change is a compare-and-set: it commits only if the stored game is still at the
 ``version`` it was computed from, in one transaction with its undo record, so two
@@ -20,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -39,6 +41,7 @@ __all__ = [
     "MemoryStore",
     "PostgresStore",
     "SqliteStore",
+    "Tally",
     "game_from_dict",
     "game_to_dict",
     "open_store",
@@ -66,7 +69,26 @@ class GameStore(Protocol):
     def expire(self, finished_before: float, idle_before: float) -> int: ...
     def take_token(self, client: str, now: float, rate: float, burst: float,
                    cost: float = 1.0) -> float: ...
+    def count_game(self, browser: str, game_id: str, preset: str, won: bool,
+                   elapsed_ms: int) -> bool: ...
+    def tallies(self, browser: str, game_id: str) -> list[Tally]: ...
+    def forget_counted(self, browser: str) -> None: ...
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """The games one browser counted on one preset, and what they hold of one game."""
+
+    preset: str
+    played: int
+    won: int
+    best_ms: int | None
+    """The fastest win's time."""
+    has_game: bool
+    """Whether the game asked about is among them."""
+    game_won_ms: int | None
+    """Its time, when it counted as a win."""
 
 
 def game_to_dict(game: Game) -> dict[str, Any]:
@@ -335,8 +357,10 @@ class _SqlStore:
             # a creation bucket untouched that long is full again (unless its refill takes
             # longer than the idle expiry): forgetting it changes nothing
             cur.execute("DELETE FROM create_buckets WHERE updated_at < ?", (idle_before,))
+            # a game whose statistics were reset, once it is gone, cannot count again
+            cur.execute("DELETE FROM counted_games WHERE browser IS NULL AND game_id NOT IN"
+                        " (SELECT id FROM games)")
             return removed
-
 
     def take_token(self, client: str, now: float, rate: float, burst: float,
                    cost: float = 1.0) -> float:
@@ -362,6 +386,39 @@ class _SqlStore:
             ).fetchone()
         tokens = min(burst, float(tokens) + max(0.0, now - float(updated)) * rate)
         return max(0.0, cost - tokens) / rate
+
+    def count_game(self, browser: str, game_id: str, preset: str, won: bool,
+                   elapsed_ms: int) -> bool:
+        """Counts a finished game in ``browser``'s statistics, unless it counted already
+        (for any browser); returns whether this call counted it.  The key decides, so
+        two processes counting it at once count it once."""
+        with self._tx() as cur:
+            return cur.execute(
+                "INSERT INTO counted_games (game_id, browser, preset, won, elapsed_ms)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (game_id) DO NOTHING RETURNING 1",
+                (game_id, browser, preset, int(won), elapsed_ms),
+            ).fetchone() is not None
+
+    def tallies(self, browser: str, game_id: str) -> list[Tally]:
+        """``browser``'s statistics per preset it counted a game on, and whether (and as
+        what) they hold ``game_id``: one query on the browser's index."""
+        with self._tx(write=False) as cur:
+            rows = cur.execute(
+                "SELECT preset, count(*), sum(won), min(CASE WHEN won = 1 THEN elapsed_ms END),"
+                " count(CASE WHEN game_id = ? THEN 1 END),"
+                " min(CASE WHEN game_id = ? AND won = 1 THEN elapsed_ms END)"
+                " FROM counted_games WHERE browser = ? GROUP BY preset",
+                (game_id, game_id, browser),
+            ).fetchall()
+        return [Tally(r[0], int(r[1]), int(r[2]), None if r[3] is None else int(r[3]),
+                      bool(r[4]), None if r[5] is None else int(r[5])) for r in rows]
+
+    def forget_counted(self, browser: str) -> None:
+        """Resets ``browser``'s statistics.  Its games stay known as counted, for no
+        browser, so that reopening one does not count it again; each goes when its game
+        expires."""
+        with self._tx() as cur:
+            cur.execute("UPDATE counted_games SET browser = NULL WHERE browser = ?", (browser,))
 
 
 LOCK_WAIT_S = 30.0

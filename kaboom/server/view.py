@@ -121,6 +121,9 @@ class GameView:
     """The move a finished game's replay shows (``game.rows`` are then that board)."""
     replay_move: str = ""
     """The move that led to the replay's board (``reveal 3 4``)."""
+    best: bool = False
+    """Whether this won game is the fastest win its viewer's browser counted on its preset
+    (:mod:`kaboom.server.routes.statistics`)."""
     overlay: tuple[list[str], list[list[float | None] | None]] | None = field(
         default=None, init=False, repr=False, compare=False)
     """The analysis's status and probability rows, worked out once for every cell."""
@@ -198,6 +201,11 @@ class GameView:
         if g.forced_guesses:
             text += f", {g.forced_guesses} forced guess{'es' if g.forced_guesses > 1 else ''}"
         return text + (". Assisted, so not counted in statistics." if g.assisted else ".")
+
+    @property
+    def best_words(self) -> str:
+        preset = self.preset
+        return f"Your best {PRESET_LABELS[preset]} time!" if self.best and preset else ""
 
     def marks(self) -> dict[tuple[int, int], str]:
         """Classes drawn on cells by the game itself: the loss's safe cell and, once its

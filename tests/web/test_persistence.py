@@ -6,6 +6,7 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
+from kaboom.server.store import SqliteStore
 from kaboom.solver.knowledge import classify
 from kaboom.solver.position import Position
 from tests.web.conftest import Server
@@ -75,10 +76,16 @@ def test_statistics_count_unassisted_games_and_survive_a_reload(page: Page,
                                                                server: Server) -> None:
     page.goto("/")
     gid = new_game(page, "beginner", seed=2718, outside_guess=True)
+    second_tab = page.context.new_page()  # the player's too: it follows the event stream
+    second_tab.goto(f"/games/{gid}")
+    second_tab.wait_for_selector("#board[data-game-id]")
     won = play_unassisted_to_win(page, server, gid)
     assert won["status"] == "won" and not won["assisted"]
-    expect(page.locator("#banner")).to_contain_text("You won!")
-    expect(page.locator("#banner")).to_contain_text("Your best Beginner time!")
+    for tab in (page, second_tab):
+        expect(tab.locator("#banner")).to_contain_text("You won!")
+        expect(tab.locator("#banner")).to_contain_text("Your best Beginner time!")
+        expect(stat(tab, "beginner", "won")).to_have_text("1")
+    second_tab.close()
 
     # An unassisted loss: reveal a cell the local solver proves is a mine (or guess).
     gid = new_game(page, "beginner", seed=3141, first_click="opening")
@@ -113,16 +120,26 @@ def test_statistics_count_unassisted_games_and_survive_a_reload(page: Page,
     expect(page.locator("#banner")).to_contain_text("Your best Beginner time!")
 
 
-def test_statistics_table_reads_on_one_line_and_reset_asks_first(page: Page) -> None:
+def test_statistics_table_reads_on_one_line_and_reset_asks_first(page: Page,
+                                                                 server: Server) -> None:
     page.goto("/")
     page.wait_for_selector("#board[data-game-id]")
-    page.evaluate("""localStorage.setItem('kaboom.stats', JSON.stringify(
-        {beginner: {played: 120, won: 120, best_ms: 123456},
-         expert: {played: 1000, won: 333, best_ms: 99999}}))""")
+    # Big numbers, counted in the live server's store for this browser (its cookie), as
+    # the server counts a finished game.
+    browser = next(c["value"] for c in page.context.cookies() if c["name"] == "kaboom_browser")
+    store = SqliteStore(server.db)
+    try:
+        for n in range(120):
+            store.count_game(browser, f"{browser}-b{n}", "beginner", True, 123_456 + n)
+        for n in range(1000):
+            store.count_game(browser, f"{browser}-e{n}", "expert", n < 333, 99_999 + n)
+    finally:
+        store.close()
     page.reload()
     page.wait_for_selector("#board[data-game-id]")
     expect(stat(page, "beginner", "rate")).to_have_text("100 %")
     expect(stat(page, "beginner", "best")).to_have_text("123.5 s")
+    expect(stat(page, "expert", "played")).to_have_text("1000")
     expect(stat(page, "expert", "rate")).to_have_text("33 %")
     heights = page.eval_on_selector_all(
         "#stats tbody tr", "rows => rows.map(r => Math.round(r.getBoundingClientRect().height))")
@@ -130,13 +147,21 @@ def test_statistics_table_reads_on_one_line_and_reset_asks_first(page: Page) -> 
     table = page.eval_on_selector("#stats", "t => [t.scrollWidth, t.parentElement.clientWidth]")
     assert table[0] <= table[1]  # no cell wraps, and the table fits its panel
 
+    resets: list[str] = []
+    page.on("request", lambda r: resets.append(r.method) if r.url.endswith("/stats/reset")
+            else None)
     page.once("dialog", lambda dialog: dialog.dismiss())
     page.click("#reset-stats")
     expect(stat(page, "beginner", "played")).to_have_text("120")
+    assert resets == []  # dismissed: nothing asked of the server
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("#reset-stats")
     expect(stat(page, "beginner", "played")).to_have_text("0")
     expect(stat(page, "expert", "best")).to_have_text("–")
+    assert resets == ["POST"]
+    page.reload()  # forgotten by the server, not just redrawn
+    page.wait_for_selector("#board[data-game-id]")
+    expect(stat(page, "expert", "played")).to_have_text("0")
 
 
 def test_link_reopens_the_game_and_same_board_again(page: Page, server: Server) -> None:

@@ -22,6 +22,7 @@ from kaboom.server.deps import GameId, ServiceDep
 from kaboom.server.edge import client_of
 from kaboom.server.routes.fragments import all_made_by, changes, everything, game_view
 from kaboom.server.routes.pages import player_token, role_of
+from kaboom.server.routes.statistics import noted
 from kaboom.server.service import GameService
 from kaboom.server.view import GameView, Role
 
@@ -52,9 +53,9 @@ async def stream(request: Request, service: GameService, game_id: str, version: 
         if game.version == shown.game.version:
             yield ": still here\n\n"
             continue
-        view = await game_view(service, game, role, client)
+        view, stats = await noted(request, service, await game_view(service, game, role, client))
         if not all_made_by(game_id, range(shown.game.version + 1, game.version + 1), page):
-            yield event(view, changes(shown, view, None))
+            yield event(view, changes(shown, view, None) + stats)
         shown = view
 
 

@@ -11,8 +11,10 @@ it, no other game's requests carry it, and a request from another site never doe
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -26,6 +28,7 @@ from kaboom.server.edge import client_of
 from kaboom.server.errors import GameNotFoundError, NotPlayerError
 from kaboom.server.game import Game
 from kaboom.server.players import token_hash
+from kaboom.server.routes import statistics
 from kaboom.server.routes.fragments import game_view, html, part, templates
 from kaboom.server.schemas import NewGame
 from kaboom.server.service import GameService
@@ -51,6 +54,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "preset": "beginner", "width": 9, "height": 9, "mines": 10, "first_click": "safe",
     "forced_guess": "survive", "outside_guess": False, "question_marks": True, "debug": False,
 }
+_BACK = re.compile(r"/games/[A-Za-z0-9_-]{1,64}")
+"""Where a reset without JavaScript may send the browser back to: a game's page."""
 _MISSING = "That game does not exist on this server (a wrong link?). Here is a new one."
 
 
@@ -151,12 +156,16 @@ async def create(request: Request, service: GameService, body: NewGame, note: st
     return game, response
 
 
-def page(request: Request, view: GameView | None, settings: dict[str, Any], note: str = "",
-         status_code: int = 200) -> Response:
+async def page(request: Request, service: GameService, view: GameView | None,
+               settings: dict[str, Any], note: str = "", status_code: int = 200) -> Response:
+    browser = statistics.page_browser(request)
+    best, stats = await statistics.drawn(service, browser, view)
     response = templates.TemplateResponse(
         request, "page.html",
-        {"v": view, "settings": settings, "note": note, "page_id": secrets.token_urlsafe(9)},
+        {"v": replace(view, best=True) if view and best else view, "settings": settings,
+         "note": note, "stats": stats, "page_id": secrets.token_urlsafe(9)},
         status_code=status_code, headers=_NO_CACHE)
+    statistics.keep_browser(request, response, browser)
     if request.cookies.get(NOTE_COOKIE):
         response.delete_cookie(NOTE_COOKIE, path=request.url.path)
     return response
@@ -169,7 +178,8 @@ async def home(request: Request, service: ServiceDep) -> Response:
     try:
         return (await create(request, service, body))[1]
     except KaboomError as exc:
-        return page(request, None, settings_of(body), f"Could not start a game: {exc}", 503)
+        return await page(request, service, None, settings_of(body),
+                          f"Could not start a game: {exc}", 503)
 
 
 @router.get("/games/{game_id}")
@@ -186,7 +196,8 @@ async def game_page(game_id: GameId, request: Request, service: ServiceDep) -> R
     # the game's settings.
     body = saved_settings(request) if role == "player" and request.cookies.get(
         SETTINGS_COOKIE) else rules_as_new_game(game)
-    return page(request, view, settings_of(body), request.cookies.get(NOTE_COOKIE, ""))
+    return await page(request, service, view, settings_of(body),
+                      request.cookies.get(NOTE_COOKIE, ""))
 
 
 async def home_with_note(request: Request, service: GameService) -> Response:
@@ -194,7 +205,8 @@ async def home_with_note(request: Request, service: GameService) -> Response:
     try:
         return (await create(request, service, body, _MISSING))[1]
     except KaboomError as exc:
-        return page(request, None, settings_of(body), f"Could not start a game: {exc}", 503)
+        return await page(request, service, None, settings_of(body),
+                          f"Could not start a game: {exc}", 503)
 
 
 @router.post("/games")
@@ -211,6 +223,20 @@ async def new_game(request: Request, service: ServiceDep) -> Response:
                     422)
     except KaboomError as exc:
         return html(part("form_error", f"Could not start a game: {exc}"), 429)
+
+
+@router.post("/stats/reset")
+async def reset_statistics(request: Request, service: ServiceDep) -> Response:
+    """Forgets this browser's statistics (the page asks first): the table redrawn, or,
+    without JavaScript, the page it came from again."""
+    check_same_site(request)
+    back = str((await request.form()).get("back", ""))
+    browser = statistics.browser_of(request)
+    if browser is not None:
+        await run_in_threadpool(service.store.forget_counted, browser)
+    if not request.headers.get("hx-request"):
+        return RedirectResponse(back if _BACK.fullmatch(back) else "/", status_code=303)
+    return html((await statistics.drawn(service, browser, None, oob=True))[1])
 
 
 @router.post("/games/{game_id}/player")

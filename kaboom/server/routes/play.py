@@ -32,6 +32,7 @@ from kaboom.server.routes.fragments import (
     part,
 )
 from kaboom.server.routes.pages import check_same_site, player_token, role_of
+from kaboom.server.routes.statistics import noted
 from kaboom.server.schemas import MAX_SIDE, PAGE_MAX
 from kaboom.server.service import GameService
 from kaboom.server.view import GameView, percent
@@ -92,10 +93,10 @@ async def _change(request: Request, service: GameService, game_id: str, version:
             return Response(status_code=204)
         return refusal(exc, "Move not played")
     old = await game_view(service, before, "player", client)
-    new = await game_view(service, after, "player", client)
+    new, stats = await noted(request, service, await game_view(service, after, "player", client))
     # a debug game that ends loses its overlay: the whole board, drawn without it
     ended = after.rules.debug and not new.playing and old.playing
-    body = changes(old, new, -1 if ended else version) + part("message", "")
+    body = changes(old, new, -1 if ended else version) + part("message", "") + stats
     if after.moves != before.moves:
         body += part("reason", "")
     if after.rules.debug:
@@ -251,11 +252,9 @@ async def replay(game_id: GameId, request: Request, service: ServiceDep,
     except KaboomError as exc:
         return message(f"No replay: {exc}", "error", status_of(exc))
     role = role_of(game, player_token(request))
-    base = await game_view(service, game, role, client)
-    old = GameView(replace(game, rows=shown), base.move_limit, role, base.loss_proof,
-                   replay_at=at)
-    new = GameView(replace(game, rows=rows), base.move_limit, role, base.loss_proof,
-                   replay_at=target, replay_move=move)
+    base, _ = await noted(request, service, await game_view(service, game, role, client))
+    old = replace(base, game=replace(game, rows=shown), replay_at=at)
+    new = replace(base, game=replace(game, rows=rows), replay_at=target, replay_move=move)
     out = [part("replay_at", new, target), part("game_state", new), part("banner", new)]
     out.append(f'<input type="hidden" id="replay-state" name="at" value="{target}"'
                ' hx-swap-oob="true">')
