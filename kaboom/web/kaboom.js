@@ -7,6 +7,7 @@ const cellOf = (x, y) => document.getElementById(`c${x}-${y}`);
 const cellAt = (target) => (target instanceof Element ? target.closest("#board .c") : null);
 const at = (cell) => ({ x: Number(cell.dataset.x), y: Number(cell.dataset.y) });
 let cursor = { x: 0, y: 0 }, keyboard = false; // played with keys: the cursor shows
+const useKeys = (on) => $("#board").classList.toggle("kbd", (keyboard = on));
 let clock = {};
 
 /** A note under the counters; plain notes fade, errors and sticky ones stay. */
@@ -102,8 +103,7 @@ function wireBoard(wrap) {
     if (!cell) return;
     if (e.button === 1) e.preventDefault(); // no autoscroll
     if ((e.buttons & 3) === 3) both = true;
-    keyboard = false;
-    $("#board").classList.remove("kbd");
+    useKeys(false);
     setCursor(at(cell).x, at(cell).y, false);
   });
   wrap.addEventListener("mouseup", (e) => {
@@ -139,8 +139,7 @@ function wireBoard(wrap) {
     if (!touch.fired) touch = null;
     else setTimeout(() => { touch = null; }, 400);
   };
-  wrap.addEventListener("pointerup", lift);
-  wrap.addEventListener("pointercancel", lift);
+  for (const type of ["pointerup", "pointercancel"]) wrap.addEventListener(type, lift);
   wrap.addEventListener("mouseover", hover);
   wrap.addEventListener("mouseleave", () => {
     hover.cell = null;
@@ -159,8 +158,7 @@ function wireBoard(wrap) {
     else if (e.key === "c" || e.key === "C") actions.chord(cell);
     else return;
     e.preventDefault();
-    keyboard = true;
-    $("#board").classList.add("kbd");
+    useKeys(true);
     if (e.key in moves || e.key === "Home" || e.key === "End") explain(cellOf(cursor.x, cursor.y));
   });
 }
