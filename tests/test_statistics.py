@@ -164,6 +164,11 @@ def test_a_won_game_counts_once_for_its_player_and_says_when_it_is_the_best(
         assert _row(page, "expert") == ["0", "0", "–", "–"]
         assert "Your best Beginner time!" in page
     assert "kaboom_browser" not in client.get(f"/games/{game_id}").headers.get("set-cookie", "")
+    # A page whose last answer was lost reads the whole game again: the table and the
+    # banner come with it.
+    again = client.get(f"/games/{game_id}/board", params={"moves": "0"}).text
+    assert 'id="stats" class="stats" hx-swap-oob="true"' in again
+    assert _row(again, "beginner")[0] == "1" and "Your best Beginner time!" in again
     # A replay's step back to the end draws the banner again, as the best time.
     step = client.get(f"/games/{game_id}/replay", params={"at": "0", "go": "last"})
     assert "Your best Beginner time!" in step.text

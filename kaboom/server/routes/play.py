@@ -326,9 +326,9 @@ async def board(game_id: GameId, request: Request, service: ServiceDep,
         game = await run_in_threadpool(service.get, game_id)
     except GameNotFoundError as exc:
         return message(f"Move not played: {exc}")
-    view = await game_view(service, game, role_of(game, player_token(request)),
-                           client_of(request))
-    body = everything(view)
+    view, stats = await noted(request, service, await game_view(
+        service, game, role_of(game, player_token(request)), client_of(request)))
+    body = everything(view) + stats
     if game.moves != moves:
         body += part("message", "The server's answer was lost on the way, but the move was"
                      " played: the board shows it.", "sticky")
