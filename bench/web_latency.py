@@ -46,6 +46,8 @@ from kaboom.solver.position import Position
 from kaboom.solver.simulator import parse_board
 from kaboom.testing import CHROMIUM_ARGS, NO_CREATION_LIMITS, LiveServer
 
+from proof_time import percentile
+
 # Installed in the page: one sample per click that changed the board.
 PROBE = """() => {
   const board = document.querySelector('#board');
@@ -87,11 +89,6 @@ PROBE = """() => {
   }).observe(board, {attributes: true, attributeFilter: ['data-moves']});
 }"""
 FRAME_MS = 1000 / 60
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def summary(values: list[float]) -> dict[str, float]:

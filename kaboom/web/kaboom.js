@@ -68,7 +68,7 @@ function sync() {
   if (s.dataset.replayMove === undefined) delete b.dataset.replayMove;
   b.style.setProperty("--w", b.dataset.width);
   document.body.style.setProperty("--board-w", b.dataset.width);
-  b.classList.toggle("kbd", keyboard);
+  useKeys(keyboard);
   const hinted = $("#cursor"); // a hint moves the cursor onto its cell
   if (hinted?.dataset.x === undefined) setCursor(cursor.x, cursor.y, false);
   else setCursor(Number(hinted.dataset.x), Number(hinted.dataset.y), !delete hinted.dataset.x);

@@ -53,8 +53,9 @@ async def stream(request: Request, service: GameService, game_id: str, version: 
         if game.version == shown.game.version:
             yield ": still here\n\n"
             continue
-        view, stats = await noted(request, service, await game_view(service, game, role, client))
+        view = await game_view(service, game, role, client)
         if not all_made_by(game_id, range(shown.game.version + 1, game.version + 1), page):
+            view, stats = await noted(request, service, view)  # the page's own answer had it
             yield event(view, changes(shown, view, None) + stats)
         shown = view
 
