@@ -37,7 +37,7 @@ from typing import Any
 
 from kaboom.server.config import Settings
 from kaboom.server.game import Rules
-from kaboom.server.service import GameService
+from kaboom.server.games import Games
 from kaboom.server.store import MemoryStore
 from kaboom.solver.advisor import decide
 from kaboom.solver.bench.machine import machine
@@ -61,7 +61,7 @@ Recorded = list[tuple[int, list[tuple[str, int, int]]]]
 def record_games(count: int, first_seed: int = 1000) -> Recorded:
     """Plays ``count`` seeded Expert games in process with the solver; returns each seed
     with its moves (kind, x, y)."""
-    service = GameService(MemoryStore(), Settings(db=":memory:"))
+    service = Games(MemoryStore(), Settings(db=":memory:"))
     games = []
     for seed in range(first_seed, first_seed + count):
         game, token = service.create(dataclasses.replace(EXPERT, seed=seed))
@@ -71,7 +71,7 @@ def record_games(count: int, first_seed: int = 1000) -> Recorded:
             for move in decision.moves:
                 if game.status != "playing" or not game.position.is_covered(move.x, move.y):
                     continue
-                game = service.play(game.id, move, token)
+                game = service.play(game.id, move, token).after
                 moves.append((move.kind.value, move.x, move.y))
         games.append((seed, moves))
     return games

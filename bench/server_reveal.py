@@ -23,7 +23,7 @@ import httpx
 
 from kaboom.server.config import Settings
 from kaboom.server.game import Rules
-from kaboom.server.service import GameService
+from kaboom.server.games import Games
 from kaboom.server.store import open_store
 from kaboom.solver.bench.machine import machine
 from kaboom.solver.knowledge import KnowledgeEngine
@@ -69,7 +69,7 @@ class Player:
 
 
 def play_inprocess(
-    service: GameService, rules: Rules, seed: int
+    service: Games, rules: Rules, seed: int
 ) -> tuple[list[float], list[float]]:
     game, token = service.create(rules)
     player = Player(seed)
@@ -80,15 +80,15 @@ def play_inprocess(
             if game.status != "playing" or not game.position.is_covered(*cell):
                 continue
             t = time.perf_counter()
-            game = service.play(game.id, Move.reveal(*cell), token)
+            game = service.play(game.id, Move.reveal(*cell), token).after
             reveal_ms.append((time.perf_counter() - t) * 1000)
             t = time.perf_counter()
             service.get(game.id)
             get_ms.append((time.perf_counter() - t) * 1000)
     assert game.status == "won", game.loss
-    referee = service.session(game.id).referee
-    FALLBACKS["layouts"] += referee.fallback_layouts
-    FALLBACKS["timeouts"] += referee.timeouts
+    with service.sessions.referee(game) as referee:
+        FALLBACKS["layouts"] += referee.fallback_layouts
+        FALLBACKS["timeouts"] += referee.timeouts
     return reveal_ms, get_ms
 
 
@@ -151,7 +151,7 @@ def main() -> int:
                             move_budget_s=10,
                             sqlite_synchronous=sync,
                         )
-                        service = GameService(open_store(db, synchronous=sync), settings)
+                        service = Games(open_store(db, synchronous=sync), settings)
                         for s in range(games):
                             r, g = play_inprocess(service, Rules(w, h, m, seed=s + 1), s)
                             reveals += r

@@ -294,7 +294,7 @@ def test_health_reads_the_store(client: TestClient) -> None:
 
 
 def test_health_is_503_when_the_store_cannot_be_read(client: TestClient) -> None:
-    client.app.state.service.store.close()  # type: ignore[attr-defined]
+    client.app.state.kaboom.store.close()  # type: ignore[attr-defined]
     assert client.head("/api/health").status_code == 503
     r = client.get("/api/health")
     assert r.status_code == 503

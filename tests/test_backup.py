@@ -17,7 +17,7 @@ import pytest
 from kaboom.server.config import Settings
 from kaboom.server.errors import GameNotFoundError
 from kaboom.server.game import Rules
-from kaboom.server.service import GameService
+from kaboom.server.games import Games
 from kaboom.server.store import open_store
 from kaboom.solver.position import Move
 from kaboom.testing import LiveServer, PostgresServer, ProxiedServer, free_port
@@ -84,7 +84,7 @@ def test_a_backup_taken_under_load_holds_every_acknowledged_move(tmp_path: Path)
 def test_a_postgresql_store_is_dumped_by_pg_dump_and_restores(tmp_path: Path,
                                                              postgres: PostgresServer) -> None:
     url = postgres.url()
-    service = GameService(open_store(url), Settings(db=url))
+    service = Games(open_store(url), Settings(db=url))
     games = []
     for n in range(3):
         game, token = service.create(Rules(9, 9, 10, debug=True))
@@ -251,7 +251,7 @@ def test_a_backup_of_a_stopped_store_leaves_nothing_beside_it(tmp_path: Path) ->
 def test_a_postgresql_store_is_restored_in_one_transaction(tmp_path: Path,
                                                           postgres: PostgresServer) -> None:
     url = postgres.url()
-    service = GameService(open_store(url), Settings(db=url))
+    service = Games(open_store(url), Settings(db=url))
     game, token = service.create(Rules(9, 9, 10, debug=True))
     service.play(game.id, Move.flag(0, 0), token)
     assert _backup(str(tmp_path / "kaboom.dump"), "--db", url).returncode == 0

@@ -21,7 +21,7 @@ import pytest
 
 from kaboom.server.game import Game, Referee, Rules, Step
 from kaboom.server.store import SqliteStore
-from kaboom.server.store import _step_to_json as store_step_json
+from kaboom.server.store.codec import step_to_json as store_step_json
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import BudgetExceededError
 from kaboom.solver.frontier import frontier_of

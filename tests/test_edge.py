@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.result import Ok
 
-from kaboom.server.service import GameService
+from kaboom.server.games import Games
 from kaboom.server.store import open_store
 from kaboom.testing import LiveServer
 from tests.apikit import new_game
@@ -350,12 +350,12 @@ def test_expiry_removes_finished_and_idle_games_only(tmp_path: Path) -> None:
     from kaboom.solver.position import Move
 
     settings = settings_for(tmp_path / "g.db", finished_expiry_s=100, idle_expiry_s=1000)
-    service = GameService(open_store(settings.db), settings)
+    service = Games(open_store(settings.db), settings)
     finished, token = service.create(Rules(9, 9, 10, seed=3))
-    finished = service.play(finished.id, Move.reveal(4, 4), token)
+    finished = service.play(finished.id, Move.reveal(4, 4), token).after
     while finished.status == "playing":  # reveal blindly until the game ends
         x, y = next(c for c in finished.position.covered())
-        finished = service.play(finished.id, Move.reveal(x, y), token)
+        finished = service.play(finished.id, Move.reveal(x, y), token).after
     playing, token2 = service.create(Rules(9, 9, 10))
     service.play(playing.id, Move.flag(0, 0), token2)
     now = time.time()

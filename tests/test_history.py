@@ -13,20 +13,21 @@ from typing import Any
 
 import pytest
 
+from kaboom.server.application import Kaboom
 from kaboom.server.config import Settings
 from kaboom.server.game import Rules
+from kaboom.server.games import Games
 from kaboom.server.main import create_app
 from kaboom.server.schemas import PAGE_MAX
-from kaboom.server.service import GameService
 from kaboom.server.store import MemoryStore
 from kaboom.solver.position import Move
 from tests.apikit import new_game
 from tests.conftest import PlayerClient, settings_for
 
 
-def _service(client: PlayerClient) -> GameService:
-    service: GameService = client.app.state.service  # type: ignore[attr-defined]
-    return service
+def _service(client: PlayerClient) -> Games:
+    kaboom: Kaboom = client.app.state.kaboom  # type: ignore[attr-defined]
+    return kaboom.games
 
 
 def _long_game(client: PlayerClient, flags: int) -> dict[str, Any]:
@@ -126,7 +127,7 @@ def _undo_after_first_read(client: PlayerClient, monkeypatch: pytest.MonkeyPatch
     def read_then_undo(game_id: str, offset: int, limit: int) -> Any:
         rows = real(game_id, offset, limit)
         if not undone:
-            undone.append(service.undo(gid, client.tokens[gid]).moves)
+            undone.append(service.undo(gid, client.tokens[gid]).after.moves)
         return rows
 
     monkeypatch.setattr(service.store, reader, read_then_undo)
@@ -248,7 +249,7 @@ def test_a_tiny_board_keeps_the_least_any_game_may(limited: PlayerClient) -> Non
 
 
 def test_the_default_limit_is_four_moves_a_cell_and_256_at_least() -> None:
-    service = GameService(MemoryStore(), Settings(db=":memory:"))
+    service = Games(MemoryStore(), Settings(db=":memory:"))
     assert service.move_limit(Rules(9, 9, 10)) == 324
     assert service.move_limit(Rules(30, 16, 99)) == 1920
     assert service.move_limit(Rules(256, 256, 13_000)) == 262_144

@@ -21,8 +21,9 @@ from pydantic import SecretStr, ValidationError
 from kaboom.server.admission import Gate
 from kaboom.server.config import Settings
 from kaboom.server.game import Game, Rules, Step
+from kaboom.server.games import Games
+from kaboom.server.history import History
 from kaboom.server.main import create_app
-from kaboom.server.service import GameService
 from kaboom.server.store import open_store
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import BudgetExceededError
@@ -188,7 +189,7 @@ def test_races_lost_to_another_change_are_counted(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Two services on one store, as two processes: the other's flag commits first."""
     settings = settings_for(tmp_path / "games.db")
-    first, other = (GameService(open_store(settings.db), settings) for _ in range(2))
+    first, other = (Games(open_store(settings.db), settings) for _ in range(2))
     game, token = first.create(Rules(9, 9, 10, debug=True))
     commit = first.store.commit_move
 
@@ -199,7 +200,7 @@ def test_races_lost_to_another_change_are_counted(tmp_path: Path,
 
     monkeypatch.setattr(first.store, "commit_move", after_the_other)
     changes = _count("kaboom_store_races_total", what="change")
-    assert first.play(game.id, Move.flag(0, 8), token).moves == 2  # computed again on move 1
+    assert first.play(game.id, Move.flag(0, 8), token).after.moves == 2  # computed again on move 1
     assert _count("kaboom_store_races_total", what="change") == changes + 1
 
     real = first.store.moves
@@ -212,20 +213,21 @@ def test_races_lost_to_another_change_are_counted(tmp_path: Path,
 
     monkeypatch.setattr(first.store, "moves", undo_between)
     pages = _count("kaboom_store_races_total", what="page")
-    assert len(first.history.moves(game.id, 0, 10)[1]) == 1  # read again after the undo
+    assert len(History(first.store).moves(game.id, 0, 10)[1]) == 1  # read again after the undo
     assert _count("kaboom_store_races_total", what="page") == pages + 1
 
 
 def test_moves_out_of_time_and_sat_fallback_layouts_are_counted(tmp_path: Path) -> None:
     settings = settings_for(tmp_path / "games.db")
-    service = GameService(open_store(settings.db), settings)
+    service = Games(open_store(settings.db), settings)
     game, token = service.create(Rules(16, 16, 40, seed=1))
-    game = service.play(game.id, Move.reveal(0, 0), token)
+    game = service.play(game.id, Move.reveal(0, 0), token).after
     covered = [(x, y) for y in range(16) for x in range(16) if game.rows[y][x] == "#"]
     late = _count("kaboom_moves_out_of_time_total")
     drawn = _count("kaboom_sat_fallback_layouts_total")
     # no time at all: the cell cannot be settled, and counting cannot draw the layout
-    after = service.play(game.id, Move.reveal(*covered[len(covered) // 2]), token, Budget(0.0))
+    middle = Move.reveal(*covered[len(covered) // 2])
+    after = service.play(game.id, middle, token, Budget(0.0)).after
     assert after.moves == 2 and after.status == "playing"  # never punished without proof
     assert _count("kaboom_moves_out_of_time_total") == late + 1
     assert _count("kaboom_sat_fallback_layouts_total") == drawn + 1
@@ -233,9 +235,9 @@ def test_moves_out_of_time_and_sat_fallback_layouts_are_counted(tmp_path: Path) 
 
 def test_expired_games_are_counted(tmp_path: Path) -> None:
     settings = settings_for(tmp_path / "games.db")
-    service = GameService(open_store(settings.db), settings)
+    service = Games(open_store(settings.db), settings)
     game, token = service.create(Rules(2, 2, 3))
-    assert service.play(game.id, Move.reveal(0, 0), token).status == "won"
+    assert service.play(game.id, Move.reveal(0, 0), token).after.status == "won"
     expired = _count("kaboom_games_expired_total")
     assert service.expire(time.time() + settings.finished_expiry_s + 60) == 1
     assert _count("kaboom_games_expired_total") == expired + 1

@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from kaboom.server.assistance import Assistant
 from kaboom.server.config import Settings
 from kaboom.server.game import Rules
-from kaboom.server.service import GameService
+from kaboom.server.games import Games
+from kaboom.server.history import History
 from kaboom.server.store import open_store
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import BudgetExceededError
@@ -192,26 +194,27 @@ def test_a_game_that_ends_while_its_proof_is_computed_still_gets_the_proof(
     (proofs are free after a game; this one came after the last move), not a 409."""
     import kaboom.server.assistance
     from kaboom.server.game import Rules
-    from kaboom.server.service import GameService
+    from kaboom.server.games import Games
     from kaboom.server.store import open_store
     from tests.conftest import settings_for
 
-    service = GameService(open_store(str(tmp_path / "g.db")), settings_for(tmp_path / "g.db"))
+    service = Games(open_store(str(tmp_path / "g.db")), settings_for(tmp_path / "g.db"))
     for seed in range(1, 100):  # a first click that leaves a certain mine, and play
         game, token = service.create(Rules(4, 4, 10, seed=seed))
-        game = service.play(game.id, Move.reveal(0, 0), token)
+        game = service.play(game.id, Move.reveal(0, 0), token).after
         mines = classify(game.position).mines
         if game.status is GameStatus.PLAYING and mines:
             break
     mine = min(mines)
 
     def prove_while_the_game_ends(*args: Any) -> Proof:
-        ended = service.play(game.id, Move.reveal(*mine), token)
+        ended = service.play(game.id, Move.reveal(*mine), token).after
         assert ended.status is GameStatus.LOST
         return prove(*args)
 
     monkeypatch.setattr(kaboom.server.assistance, "prove", prove_while_the_game_ends)
-    finished, proof = service.assistant.proof(game.id, mine, token)
+    assistant = Assistant(service.sessions, History(service.store), service.settings)
+    finished, proof = assistant.proof(service.get(game.id), mine, token, Budget(3.0))
     assert proof.mine and finished.status is GameStatus.LOST and not finished.assisted
 
 
@@ -222,16 +225,17 @@ def test_a_hint_out_of_time_before_anything_is_proven_is_refused(tmp_path: Path)
     cell existed."""
     db = str(tmp_path / "hints.db")
     settings = Settings(db=db)
-    service = GameService(open_store(db), settings)
+    service = Games(open_store(db), settings)
     for seed in range(1, 40):
         game, token = service.create(Rules(16, 16, 40, first_click="opening", seed=seed))
-        game = service.play(game.id, Move.reveal(8, 8), token)
+        game = service.play(game.id, Move.reveal(8, 8), token).after
         if game.status is GameStatus.PLAYING and classify(game.position).safe:
             break
     else:
         raise AssertionError("no seed left a safe cell after the first click")
-    cold = GameService(open_store(db), settings)  # a server just started: nothing known yet
+    cold = Games(open_store(db), settings)  # a server just started: nothing known yet
+    assistant = Assistant(cold.sessions, History(cold.store), settings)
     with pytest.raises(BudgetExceededError):
-        cold.assistant.hint(game.id, token, Budget(0.0))
-    _, hint = cold.assistant.hint(game.id, token)  # with the time it needs
+        assistant.hint(game.id, token, Budget(0.0))
+    _, hint = assistant.hint(game.id, token, Budget(settings.analysis_budget_s))  # its time
     assert hint.kind == "safe" and hint.cells[0] in classify(game.position).safe

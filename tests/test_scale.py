@@ -466,11 +466,11 @@ def _chord_game(store_url: str, seed: int) -> tuple[Game, Any, Any]:
     """A game at :data:`_CHORD_ROWS` and two services on one store (two processes)."""
     from dataclasses import replace
 
+    from kaboom.server.games import Games
     from kaboom.server.players import token_hash
-    from kaboom.server.service import GameService
 
     settings = Settings(db=store_url, create_per_minute=0)
-    first, other = (GameService(open_store(store_url), settings) for _ in range(2))
+    first, other = (Games(open_store(store_url), settings) for _ in range(2))
     rules = Rules(5, 4, 5, seed=seed, seeded=True, debug=True)
     game = replace(Game.new(f"chord-{seed}-{random.random()}", rules), rows=_CHORD_ROWS,
                    started_at=0.0, player_hash=token_hash("player"))
@@ -494,7 +494,8 @@ def _commit_first_from(other: Any, move: Any, *, before: Any, game: Game) -> Non
 def _false_beliefs(service: Any, game_id: str) -> dict[tuple[int, int], bool]:
     """What the service's referee holds as decided but brute force does not."""
     truth = oracle.statuses(service.get(game_id).position)
-    known = service.session(game_id).referee.engine.known
+    with service.sessions.referee(service.get(game_id)) as referee:
+        known = referee.engine.known
     return {c: m for c, m in known.items() if c in truth and truth[c] != ("m" if m else "s")}
 
 
@@ -511,7 +512,7 @@ def test_a_chord_computed_again_after_a_race_keeps_no_belief_from_the_first_try(
     for seed in range(1, 61):  # 4 of these 60 draws left false beliefs before the fix
         game, first, other = _chord_game(store_url, seed)
         _commit_first_from(other, Move.flag(4, 0), before=first, game=game)
-        after = first.play(game.id, Move.chord(4, 2), "player")
+        after = first.play(game.id, Move.chord(4, 2), "player").after
         assert after.moves == 2 and after.rows[0][4] == "F"  # the flag, then the chord
         if after.status is GameStatus.PLAYING and (false := _false_beliefs(first, game.id)):
             wrong[seed] = false

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from kaboom.server import migrations
-from kaboom.server import store as store_module
 from kaboom.server.config import Settings
 from kaboom.server.game import Game, Referee, Rules
-from kaboom.server.service import GameService
-from kaboom.server.store import GameStore, MemoryStore, SqliteStore, open_store
+from kaboom.server.games import Games
+from kaboom.server.history import History
+from kaboom.server.store import GameStore, MemoryStore, SqliteStore, codec, open_store
 from kaboom.solver.position import GameStatus, Move
 
 
@@ -84,7 +84,7 @@ def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GameSt
 
 
 class _CountingJson:
-    """The store's ``json`` module, counting the texts it parses."""
+    """The store codec's ``json`` module, counting the texts it parses."""
 
     def __init__(self) -> None:
         self.parsed = 0
@@ -118,7 +118,7 @@ def test_pages_of_moves_and_steps_concatenate_to_the_history(
     game = _long_game(any_store, "paged", 23)
     played = [f"flag {n % 3} 0" for n in range(23)]
     counting = _CountingJson()
-    monkeypatch.setattr(store_module, "json", counting)
+    monkeypatch.setattr(codec, "json", counting)
     for limit in (1, 5, 23, 50):
         pages = [any_store.moves("paged", offset, limit) for offset in range(0, 23, limit)]
         assert [m for page in pages for m in page] == played
@@ -141,7 +141,7 @@ def test_pages_of_moves_and_steps_concatenate_to_the_history(
 def test_a_replay_of_records_kept_before_the_after_cells_is_the_same() -> None:
     """Records stored before a step kept its cells' ``after`` still replay, page by page,
     exactly as records that keep it (the service rebuilds them from the later moves)."""
-    service = GameService(MemoryStore(), Settings(db=":memory:", create_per_minute=0))
+    service = Games(MemoryStore(), Settings(db=":memory:", create_per_minute=0))
     replays = []
     for legacy in (False, True):
         store = service.store
@@ -161,7 +161,7 @@ def test_a_replay_of_records_kept_before_the_after_cells_is_the_same() -> None:
         if game.status is GameStatus.PLAYING:  # end it for the replay
             finished = replace(game, status=GameStatus.WON, version=game.version + 1)
             assert store.commit(game, finished)
-        pages = [service.history.replay(game.id, offset, 4)[1]
+        pages = [History(store).replay(game.id, offset, 4)[1]
                  for offset in range(0, game.moves, 4)]
         replays.append([m for page in pages for m in page.moves])
         assert pages[0].start == Game.new(game.id, game.rules).rows

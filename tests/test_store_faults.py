@@ -25,8 +25,8 @@ from prometheus_client.parser import text_string_to_metric_families
 from kaboom.server.config import Settings
 from kaboom.server.errors import StoreUnavailableError
 from kaboom.server.game import Rules
+from kaboom.server.games import Games
 from kaboom.server.schemas import PAGE_MAX
-from kaboom.server.service import GameService
 from kaboom.server.store import PostgresStore
 from kaboom.solver.position import Move
 from kaboom.testing import (
@@ -301,20 +301,20 @@ def test_a_move_whose_connection_is_cut_is_committed_once(
     relay = CuttingRelay(own_postgres.port)
     store = PostgresStore(url.replace(f":{own_postgres.port}/", f":{relay.port}/"))
     try:
-        service = GameService(store, Settings(db=url, create_per_minute=0))
+        service = Games(store, Settings(db=url, create_per_minute=0))
         game, token = service.create(Rules(30, 16, 99))
         service.play(game.id, Move.flag(0, 0), token)  # the session now remembers the game
         lost_before = REGISTRY.get_sample_value(
             "kaboom_store_faults_total", {"fault": "connection_lost"}) or 0.0
         relay.cut(where)
-        played = service.play(game.id, Move.flag(1, 0), token)
+        played = service.play(game.id, Move.flag(1, 0), token).after
         assert relay.cuts == 1, "the relay cut no connection: the test tested nothing"
         assert played.moves == 2
         assert store.moves(game.id, 0, 10) == ["flag 0 0", "flag 1 0"]
         assert store.get(game.id) == played
         assert REGISTRY.get_sample_value(
             "kaboom_store_faults_total", {"fault": "connection_lost"}) == lost_before + 1
-        assert service.play(game.id, Move.flag(2, 0), token).moves == 3  # and plays on
+        assert service.play(game.id, Move.flag(2, 0), token).after.moves == 3  # and plays on
     finally:
         store.close()
         relay.close()
@@ -406,7 +406,7 @@ def test_a_move_whose_store_goes_down_under_its_commit_says_it_may_be_in(
     store = PostgresStore(url.replace(f":{own_postgres.port}/", f":{relay.port}/"),
                           wait_s=1.0)
     try:
-        service = GameService(store, Settings(db=url, create_per_minute=0))
+        service = Games(store, Settings(db=url, create_per_minute=0))
         game, token = service.create(Rules(30, 16, 99))
         service.play(game.id, Move.flag(0, 0), token)
         relay.cut("reply", then_down=True)

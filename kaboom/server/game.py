@@ -234,9 +234,7 @@ class Referee:
         return game, Step(str(move), changed, before, after)
 
     def undo(self, game: Game, step: Step) -> Game:
-        """Takes back the last move; the engines forget what they learned since."""
-        if not game.undo_allowed:
-            raise IllegalMoveError("undo is offered after a loss or in a debug game")
+        """Takes back the last move (``step``); the engines forget what they learned since."""
         undone = step.undo(game)
         self.sync(undone)
         return undone

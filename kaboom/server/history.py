@@ -28,6 +28,9 @@ _Page = TypeVar("_Page")
 _RETRIES = 8
 """Times a page is read again after a change came in between, before the answer is 409."""
 
+_WALK_PAGE = 1000
+"""Records read at once while a replay walks back from the final board."""
+
 
 @dataclass(frozen=True, slots=True)
 class Replay:
@@ -38,7 +41,6 @@ class Replay:
     start: tuple[str, ...] | None
     moves: tuple[tuple[str, tuple[tuple[int, int, str, str], ...]], ...]
     offset: int = 0
-
 
 
 def _page_length(game: Game, offset: int, limit: int) -> int:
@@ -120,14 +122,41 @@ class History:
         rebuilt.reverse()
         return rebuilt[:count]
 
-    def _before_last(self, game: Game) -> Position:
-        """The position the last move was played on (the board before a loss showed)."""
-        if game.moves == 0:
-            return game.position
-        return self.store.last_step(game).undo(game).position
-
     def before_last(self, game: Game) -> Position:
         """The position the last move was played on (the board before a loss showed)."""
         if game.moves == 0:
             return game.position
         return self.store.last_step(game).undo(game).position
+
+    def boards(self, game_id: str, at: int, target: int
+               ) -> tuple[Game, tuple[str, ...], tuple[str, ...], str]:
+        """A replay's step of a finished game: the game, its boards after moves ``at`` and
+        ``target`` (each at most the game's moves), and the move that led to ``target``
+        (``""`` for the first board).  The boards are walked back from the final one, a
+        page of records at a time, reading only the records they need."""
+
+        def walk(game: Game) -> tuple[tuple[str, ...], tuple[str, ...], str]:
+            if game.status is GameStatus.PLAYING:
+                raise IllegalMoveError(
+                    "the game is still being played; its replay comes at the end")
+            shown, wanted = min(at, game.moves), min(target, game.moves)
+            first, then = sorted((shown, wanted))
+            lowest = min(first + 1, wanted) if wanted else first + 1  # the records read
+            rows = [list(r) for r in game.rows]
+            board, move, end = {game.moves: game.rows}, "", game.moves
+            while end >= lowest:
+                start = max(lowest - 1, end - _WALK_PAGE)
+                records = self.store.steps(game_id, start, end - start)
+                for n, step in zip(range(end, start, -1), reversed(records), strict=True):
+                    move = step.move if n == wanted else move
+                    if n <= first:
+                        continue  # read for its move only
+                    for x, y, ch in step.cells:
+                        rows[y][x] = ch
+                    if n - 1 in (first, then):
+                        board[n - 1] = tuple("".join(r) for r in rows)
+                end = start
+            return board[shown], board[wanted], move
+
+        game, (shown, wanted, move) = self._one_version(game_id, walk)
+        return game, shown, wanted, move

@@ -1,4 +1,5 @@
-"""The OpenAPI document with each integer bound as the models wrote it.
+"""The OpenAPI document: each integer bound as the models wrote it, and the answers each
+operation may give besides its success.
 
 FastAPI's own schema types every ``minimum`` and ``maximum`` as a float, so ``256``
 became ``256.0`` and the seed's ``2**63 - 1`` became ``9.223372036854776e+18``: one past the
@@ -15,7 +16,10 @@ from pydantic import BaseModel
 
 from kaboom.server import schemas
 
-__all__ = ["KaboomApp"]
+__all__ = ["ANALYSE", "CREATE", "ERRORS", "READ", "KaboomApp"]
+
+Responses = dict[int | str, dict[str, Any]]
+"""An operation's documented answers besides its success, by status."""
 
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
@@ -44,3 +48,38 @@ def _copy_bounds(exact: Any, written: Any) -> None:
     elif isinstance(exact, list) and isinstance(written, list) and len(exact) == len(written):
         for e, w in zip(exact, written, strict=True):
             _copy_bounds(e, w)
+
+
+ERRORS: Responses = {
+    401: {"description": "the player's token is missing"},
+    403: {"description": "the token is not this game's player token"},
+    404: {"description": "no game with this id (never made, or expired)"},
+    408: {"description": "the request body did not arrive in time; nothing changed"},
+    409: {"description": "the move is not allowed in the game's state (the game is over, the"
+          " cell is open, the game has made every move it may keep, ...); nothing changed"},
+    413: {"description": "the request body is too large"},
+    422: {"description": "malformed or out-of-range input"},
+    503: {"description": "no fair answer within the move's time budget, or the game store"
+          " cannot answer now; nothing changed (unless the message says the change may be"
+          " in), and `Retry-After` says when to try again"},
+    507: {"description": "the server's disk is full; nothing changed"},
+}
+READ: Responses = {
+    **{k: ERRORS[k] for k in (404, 422)},
+    503: {"description": "the game store cannot answer now; `Retry-After` says when to try"
+          " again"},
+}
+CREATE: Responses = {
+    **{k: ERRORS[k] for k in (408, 413, 422)},
+    429: {"description": "too many games or cells of new games from this client"},
+    503: {"description": "all clients together have created the day's cells of new games,"
+          " or the game store cannot answer now"},
+    507: ERRORS[507],
+}
+ANALYSE: Responses = {
+    **{k: ERRORS[k] for k in (408, 413)},
+    422: {"description": "malformed input, or a board that is not a position in play (the"
+          " message names the row and column)"},
+    503: {"description": "the solver threads are busy, or this client's analyses queue too"
+          " long; nothing was computed"},
+}

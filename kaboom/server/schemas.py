@@ -14,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr,
 from kaboom.server.assistance import Hint, HintKind
 from kaboom.server.game import Game, Rules
 from kaboom.server.history import Replay
+from kaboom.server.views import GameView
 from kaboom.solver.analysis import Analysis, Recommendation, analysable
 from kaboom.solver.contradiction import Contradiction
 from kaboom.solver.errors import InvalidPositionError
@@ -216,10 +217,11 @@ class GameOut(BaseModel):
     loss: LossOut | None = None
 
     @classmethod
-    def of(cls, game: Game, move_limit: int) -> GameOut:
-        """``move_limit`` comes from the server's settings (``GameService.move_limit``),
-        not stored with the game: a server restarted with other settings holds every game
-        to its new limit."""
+    def of(cls, view: GameView) -> GameOut:
+        """The game of ``view``, with the move limit the server holds it to (from its
+        settings, not stored with the game: a server restarted with other settings holds
+        every game to its new limit)."""
+        game, move_limit = view.game, view.move_limit
         r = game.rules
         loss = None
         if game.loss is not None:

@@ -1,4 +1,5 @@
-"""Waiting for a game to change, whichever server process changes it (long polls).
+"""Waiting for a game to change, whichever server process changes it (long polls and
+event streams).
 
 Changes made in this process wake a waiter at once; changes made by another process are
 seen by reading the versions of every watched game in one query each interval, and only
@@ -11,10 +12,8 @@ import asyncio
 import contextlib
 import time
 
-from kaboom.server.game import Game
 from kaboom.server.metrics import LONG_POLLS
 from kaboom.server.store import GameStore
-from kaboom.solver.position import GameStatus
 
 __all__ = ["Watcher"]
 
@@ -43,17 +42,6 @@ class Watcher:
         loop = self._loop
         if loop is not None and game_id in self._waiting:
             loop.call_soon_threadsafe(self._poke.set)
-
-    async def wait_for_change(self, game_id: str, moves: int, timeout: float) -> Game:
-        """Returns the game once its move count differs from ``moves`` or it changes
-        (a move or an undo, made by any process), or at the timeout."""
-        deadline = time.monotonic() + min(timeout, self.longest)
-        game = await asyncio.to_thread(self.store.get, game_id)
-        if game.moves != moves or game.status is not GameStatus.PLAYING:
-            return game
-        await self.wait(game_id, game.version, deadline)
-        return await asyncio.to_thread(self.store.get, game_id)
-
 
     async def wait(self, game_id: str, version: int, deadline: float) -> None:
         """Returns once the game's version differs from ``version``, or at ``deadline``."""

@@ -15,6 +15,7 @@ It never imports a web, HTTP or screen library; the server and the bots build on
 
 from kaboom.solver.advisor import Decision, decide, decide_rows
 from kaboom.solver.analysis import Analysis, analyse
+from kaboom.solver.budget import Budget
 from kaboom.solver.contradiction import Contradiction, why_impossible
 from kaboom.solver.errors import (
     BudgetExceededError,
@@ -22,6 +23,7 @@ from kaboom.solver.errors import (
     InvalidMoveError,
     InvalidPositionError,
     KaboomError,
+    NoProofError,
 )
 from kaboom.solver.knowledge import CountEncoding, Knowledge, KnowledgeEngine, Status, classify
 from kaboom.solver.link import from_link, to_link
@@ -34,6 +36,7 @@ from kaboom.solver.simulator import PRESETS, SimulatedGame
 __all__ = [
     "PRESETS",
     "Analysis",
+    "Budget",
     "BudgetExceededError",
     "Cell",
     "CellState",
@@ -48,6 +51,7 @@ __all__ = [
     "KnowledgeEngine",
     "Move",
     "MoveKind",
+    "NoProofError",
     "Position",
     "Probabilities",
     "Proof",
