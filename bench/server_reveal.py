@@ -6,6 +6,12 @@ the game (the HTTP floor), per board size and count encoding.
 
     python bench/server_reveal.py                       # all sizes, both encodings
     python bench/server_reveal.py --sizes 30x16/99 --games 5 --json out.json
+    python bench/server_reveal.py --modes http --before ../before   # two versions, paired
+
+With ``--before CHECKOUT`` the HTTP mode runs that checkout's server (its ``.venv``'s
+``kaboom``) beside this one's and plays each seed on both, one right after the other (the
+first alternating game by game), so both meet the machine as it is; it prints both and
+the ratio (now / before) of each percentile.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import random
 import statistics
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, Literal
 
@@ -129,6 +136,8 @@ def main() -> int:
     ap.add_argument("--modes", nargs="*", default=["inprocess", "http"])
     ap.add_argument("--durable", action="store_true", help="SQLite synchronous=FULL")
     ap.add_argument("--json", type=Path)
+    ap.add_argument("--before", type=Path, help="a checkout (with its .venv) to measure too, in"
+                    " the HTTP mode, paired on the same seeds")
     args = ap.parse_args()
     where = machine()  # before any server and its load
     rows = []
@@ -139,6 +148,7 @@ def main() -> int:
             for mode in args.modes:
                 reveals: list[float] = []
                 gets: list[float] = []
+                per_version: dict[str, tuple[list[float], list[float]]] = {}
                 FALLBACKS.update(layouts=0, timeouts=0)
                 t0 = time.perf_counter()
                 with tempfile.TemporaryDirectory() as tmp:
@@ -157,47 +167,80 @@ def main() -> int:
                             reveals += r
                             gets += g
                     else:
-                        server = LiveServer(
-                            db,
-                            count_encoding=encoding,
-                            move_budget_s=10,
-                            sqlite_synchronous=sync,
-                            **NO_CREATION_LIMITS,
-                        )
-                        with server, httpx.Client(base_url=server.url, timeout=60) as http:
-                            for s in range(games):
-                                body = {"width": w, "height": h, "mines": m, "seed": s + 1}
-                                r, g = play_http(http, body, s)
-                                reveals += r
-                                gets += g
-                row = {
-                    "fallback_layouts": FALLBACKS["layouts"] if mode == "inprocess" else None,
-                    "timeouts": FALLBACKS["timeouts"] if mode == "inprocess" else None,
-                    "encoding": encoding,
-                    "size": size,
-                    "mode": mode,
-                    "games": games,
-                    "reveal": summary(reveals),
-                    "get": summary(gets),
-                    "wall_s": time.perf_counter() - t0,
-                }
-                rows.append(row)
-                rv, gt = row["reveal"], row["get"]
-                print(
-                    f"{encoding:9} {size:13} {mode:9} games={games:3} reveals={rv['n']:5} "
-                    f"reveal p50={rv['p50']:7.2f} p90={rv['p90']:7.2f} p99={rv['p99']:7.2f} "
-                    f"max={rv['max']:8.2f} | GET p50={gt['p50']:6.2f} p99={gt['p99']:6.2f} ms"
-                    + (
-                        f" | SAT-fallback layouts={row['fallback_layouts']}"
-                        f" timeouts={row['timeouts']}"
-                        if mode == "inprocess"
-                        else ""
-                    ),
-                    flush=True,
-                )
+                        for version, (r, g) in _http(db, encoding, sync, w, h, m, games,
+                                                     args.before).items():
+                            per_version[version] = (r, g)
+                        reveals, gets = per_version["now"]
+                for version in ["before", "now"] if "before" in per_version else ["now"]:
+                    reveals, gets = per_version.get(version, (reveals, gets))
+                    row = {
+                        "version": version,
+                        "fallback_layouts": FALLBACKS["layouts"] if mode == "inprocess" else None,
+                        "timeouts": FALLBACKS["timeouts"] if mode == "inprocess" else None,
+                        "encoding": encoding,
+                        "size": size,
+                        "mode": mode,
+                        "games": games,
+                        "reveal": summary(reveals),
+                        "get": summary(gets),
+                        "wall_s": time.perf_counter() - t0,
+                    }
+                    rows.append(row)
+                    _print(row)
+                if "before" in per_version:
+                    _print_ratio(rows[-2], rows[-1])
     if args.json:
         args.json.write_text(json.dumps({"machine": where, "results": rows}, indent=2))
     return 0
+
+
+def _http(db: str, encoding: str, sync: str, w: int, h: int, m: int, games: int,
+          before: Path | None) -> dict[str, tuple[list[float], list[float]]]:
+    """Each seed's game over HTTP on this checkout's server, and with ``before`` on that
+    checkout's too, right after or before it (the order alternating game by game)."""
+    servers = {"now": LiveServer(db, count_encoding=encoding, move_budget_s=10,
+                                 sqlite_synchronous=sync, **NO_CREATION_LIMITS)}
+    if before is not None:
+        servers["before"] = LiveServer(db + ".before", count_encoding=encoding,
+                                       move_budget_s=10, sqlite_synchronous=sync,
+                                       **NO_CREATION_LIMITS)
+        servers["before"].command = (str(before / ".venv" / "bin" / "kaboom"),)
+    out: dict[str, tuple[list[float], list[float]]] = {v: ([], []) for v in servers}
+    with ExitStack() as stack:
+        clients = {}
+        for version, server in servers.items():
+            stack.enter_context(server)
+            clients[version] = stack.enter_context(
+                httpx.Client(base_url=server.url, timeout=60))
+        for s in range(games):
+            order = list(clients) if s % 2 == 0 else list(reversed(clients))
+            for version in order:
+                body = {"width": w, "height": h, "mines": m, "seed": s + 1}
+                r, g = play_http(clients[version], body, s)
+                out[version][0].extend(r)
+                out[version][1].extend(g)
+    return out
+
+
+def _print(row: dict[str, Any]) -> None:
+    rv, gt = row["reveal"], row["get"]
+    print(
+        f"{row['version']:6} {row['encoding']:9} {row['size']:13} {row['mode']:9}"
+        f" games={row['games']:3} reveals={rv['n']:5} "
+        f"reveal p50={rv['p50']:7.2f} p90={rv['p90']:7.2f} p99={rv['p99']:7.2f} "
+        f"max={rv['max']:8.2f} | GET p50={gt['p50']:6.2f} p99={gt['p99']:6.2f} ms"
+        + (f" | SAT-fallback layouts={row['fallback_layouts']} timeouts={row['timeouts']}"
+           if row["mode"] == "inprocess" else ""),
+        flush=True,
+    )
+
+
+def _print_ratio(before: dict[str, Any], now: dict[str, Any]) -> None:
+    ratios = {f"{what} {q}": now[what][q] / before[what][q]
+              for what in ("reveal", "get") for q in ("p50", "p90", "p99")}
+    now["ratio_to_before"] = ratios
+    print("       now / before: " + "  ".join(f"{k} {v:.2f}" for k, v in ratios.items()),
+          flush=True)
 
 
 if __name__ == "__main__":

@@ -126,7 +126,7 @@ class Shown:
     """A game's whole page: the game, and the caller's statistics."""
 
     view: GameView
-    statistics: Statistics
+    statistics: Statistics | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,10 +437,11 @@ class Kaboom:
             return view, None
         return self._tallied(view, caller)
 
-    def _tallied(self, view: GameView, caller: Caller) -> tuple[GameView, Statistics]:
-        """The view (counted, when it counts) and the caller's table, for a whole page."""
+    def _tallied(self, view: GameView, caller: Caller) -> tuple[GameView, Statistics | None]:
+        """The view (counted, when it counts) and the caller's table, for a whole page
+        (none for a caller with no browser)."""
         if caller.browser is None:
-            return view, EMPTY
+            return view, None
         found = tally(self.store, caller.browser, view)
         return (replace(view, best=True) if found.best else view), found
 

@@ -5,6 +5,7 @@ No ``from __future__ import annotations``: FastAPI reads a dependency's annotati
 at run time, and :func:`_bearer_token`'s refer to a local."""
 
 import secrets
+from dataclasses import replace
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -17,7 +18,7 @@ from kaboom.server.errors import NotPlayerError
 from kaboom.server.forms import Cookies
 
 __all__ = ["ApiCaller", "GameId", "KaboomDep", "MetricsToken", "PageCookies", "PagePlayer",
-           "Viewer"]
+           "PageViewer", "Viewer"]
 
 
 async def _kaboom(request: Request) -> Kaboom:
@@ -77,14 +78,21 @@ PageCookies = Annotated[Cookies, Cookie()]
 
 
 async def _viewer(request: Request, cookies: PageCookies) -> Caller:
-    return Caller(cookies.kaboom_player, client_of(request),
-                  cookies.kaboom_browser or secrets.token_urlsafe(16))
+    return Caller(cookies.kaboom_player, client_of(request), cookies.kaboom_browser)
 
 
 Viewer = Annotated[Caller, Depends(_viewer)]
 """A page request's caller: the player token its game's cookie holds, its client, and its
-browser's id (a new one when it has none: :func:`kaboom.server.cookies.keep_browser` sets
-it on the answer)."""
+browser's id (none until a whole page has set one)."""
+
+
+async def _page_viewer(viewer: Viewer) -> Caller:
+    return viewer if viewer.browser else replace(viewer, browser=secrets.token_urlsafe(16))
+
+
+PageViewer = Annotated[Caller, Depends(_page_viewer)]
+"""A whole page's caller: a viewer whose browser, when it came without an id, gets a new
+one (:func:`kaboom.server.cookies.keep_browser` sets it on the page)."""
 
 
 async def _page_player(request: Request, viewer: Viewer) -> Caller:

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from kaboom.server import render
 from kaboom.server.application import Caller, Kaboom, Statistics
 from kaboom.server.cookies import forget_note, keep_browser, keep_note, keep_player
-from kaboom.server.deps import GameId, KaboomDep, PageCookies, PagePlayer, Viewer
+from kaboom.server.deps import GameId, KaboomDep, PageCookies, PagePlayer, PageViewer
 from kaboom.server.errors import GameNotFoundError, status_of
 from kaboom.server.forms import Cookies, NewGameForm, PlayerLinkForm, ResetForm, errors_text
 from kaboom.server.schemas import NewGame
@@ -34,14 +34,14 @@ _DEFAULT = NewGame(width=9, height=9, mines=10)
 
 
 @router.get("/")
-async def home(request: Request, kaboom: KaboomDep, caller: Viewer,
+async def home(request: Request, kaboom: KaboomDep, caller: PageViewer,
                cookies: PageCookies) -> Response:
     """Starts a game with the settings this browser keeps and opens its page."""
     return await _start(request, kaboom, caller, cookies)
 
 
 @router.get("/games/{game_id}")
-async def game_page(game_id: GameId, request: Request, kaboom: KaboomDep, caller: Viewer,
+async def game_page(game_id: GameId, request: Request, kaboom: KaboomDep, caller: PageViewer,
                     cookies: PageCookies) -> Response:
     """The page with the game drawn: board, counters, banner and settings.  A link to a
     game this server does not have starts a new game in its place."""
@@ -129,7 +129,8 @@ def _opened(request: Request, game_id: str, token: str) -> Response:
 
 
 def _page(request: Request, caller: Caller, cookies: Cookies, view: GameView | None,
-          found: Statistics, body: NewGame, note: str, status_code: int = 200) -> Response:
+          found: Statistics | None, body: NewGame, note: str, status_code: int = 200
+          ) -> Response:
     fields: dict[str, Any] = body.model_dump(exclude={"seed"})
     fields["preset"] = preset_of(body.width, body.height, body.mines) or "custom"
     response = render.page(request, "page.html", {
