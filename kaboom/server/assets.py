@@ -46,7 +46,7 @@ class _Assets(StaticFiles):
 
 def add_asset_routes(app: FastAPI) -> None:
     """Serves ``kaboom/web/`` at ``/static`` (the page itself is rendered by
-    :mod:`kaboom.server.routes.pages`) and the API docs at ``/docs`` (its scripts from
+    :mod:`kaboom.server.routes.page.pages`) and the API docs at ``/docs`` (its scripts from
     ``/docs-assets`` and ``/static``: no inline script).
 
     Fails at start-up, not on the first request, when a file is missing from the install.

@@ -188,7 +188,8 @@ def test_the_wheel_holds_the_whole_game(image: Image) -> None:
     for name in ("web/templates/page.html", "web/templates/_game.html", "web/kaboom.js",
                  "web/vendor/htmx.min.js", "web/vendor/sse.min.js",
                  "web/vendor/htmx.LICENSE", "web/api-docs.html", "web/api-docs.js",
-                 "server/assets.py", "solver/knowledge.py", "cli.py"):
+                 "server/assets.py", "server/store/sqlite.py", "server/routes/page/play.py",
+                 "solver/knowledge.py", "cli.py"):
         assert f"kaboom/{name}" in names, name
     assert not [n for n in names if n.startswith(("tests/", "bench/"))]
     # one compiled module for each kernel source (setup.py finds them by a glob)
