@@ -73,6 +73,12 @@ _HOMES = {
 }
 
 
+def __dir__() -> list[str]:
+    """The module's names, the ones loaded when first used included (tab completion,
+    ``help()`` and the API reference find them)."""
+    return sorted({*globals(), *__all__})
+
+
 def __getattr__(name: str) -> Any:
     """Loads a name's module when the name is first used: the screen and input modules
     need the desktop extra (Xlib, mss), and ``kaboom bot desktop --help`` should not."""

@@ -39,23 +39,32 @@ class UnsureError(RuntimeError):
 class Calibration:
     """What this game's surfaces look like on this screen, learned from the board.
 
-    ``relief`` is how much lighter a covered tile's top-left edge is than its surface
-    (0 for flat tiles); ``open`` is ``None`` until an open cell has been seen.
+    A value: ``Calibration(covered, relief, open, covered_ink=0.0)``.  The reader makes
+    it (:meth:`Profile.calibrate` returns one) and hands it to :meth:`Profile.classify`;
+    a profile builds one itself only in an override of ``calibrate`` or in a test.
     """
 
     covered: RGB
+    """The covered tiles' surface colour (:attr:`CellLook.surface` of a plain one)."""
     relief: float
+    """How much lighter a covered tile's top-left edge is than its surface
+    (:attr:`CellLook.relief`; about 0 for flat tiles)."""
     open: RGB | None
+    """The open cells' surface colour, or ``None`` until an open cell has been seen."""
     covered_ink: float = 0.0
     """The ink share of a plain covered tile (a bevel's shadow may reach its middle)."""
 
     def is_covered(self, look: CellLook, tolerance: float = 30.0) -> bool:
-        """Whether a cell shows the covered surface (it may carry a flag or a mark)."""
+        """Whether a cell shows the covered surface (it may carry a flag or a mark): its
+        surface within ``tolerance`` (Euclidean RGB distance) of :attr:`covered`, and at
+        least half the covered tiles' relief."""
         return (colour_distance(look.surface, self.covered) <= tolerance
                 and look.relief >= 0.5 * self.relief)
 
     def is_open(self, look: CellLook, tolerance: float = 30.0) -> bool:
-        """Whether a cell shows the open surface (empty, or with a digit on it)."""
+        """Whether a cell shows the open surface (empty, or with a digit on it): its
+        surface within ``tolerance`` of :attr:`open`, and not :meth:`is_covered` (games
+        whose two surfaces share a colour tell them apart by the relief)."""
         return (self.open is not None and colour_distance(look.surface, self.open) <= tolerance
                 and not self.is_covered(look))
 

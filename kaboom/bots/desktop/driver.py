@@ -91,22 +91,36 @@ class BoardHiddenError(ScreenReadError):
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """How one game went on the screen."""
+    """How one game went on the screen (one line of ``--json``, :meth:`to_json`)."""
 
     game_id: str | None
+    """The id the game was launched with, or ``None`` (attached, or the game's own new
+    game)."""
     outcome: str
+    """``won``, ``lost`` or ``error``."""
     width: int
+    """The board's columns."""
     height: int
+    """The board's rows."""
     mines: int
+    """The board's mines, as the profile (or ``--mines``) counted them."""
     clicks: int
+    """Clicks made."""
     turns: int
+    """Batches of clicks: one a decision of the solver."""
     rereads: int
+    """Readings taken again: the screen did not show a batch in time, or the solver
+    found a reading contradictory."""
     guesses: int
+    """Batches that were not proven safe."""
     seconds: float
+    """Wall time from the first reading to the end."""
     think_seconds: float = 0.0
+    """Of it, the solver's time."""
     last_certain: bool = True
     """Whether the last batch of clicks was proven safe (a loss on a certain move = misread)."""
     final: tuple[str, ...] = field(default=(), repr=False)
+    """The last board read, as text rows."""
     error: str | None = None
     """Why the game ended in ``error``."""
     note: str | None = None
@@ -115,9 +129,12 @@ class GameRecord:
 
     @property
     def moves_per_second(self) -> float:
+        """Clicks a second over the whole game (0 for a game of no time)."""
         return self.clicks / self.seconds if self.seconds > 0 else 0.0
 
     def to_json(self) -> dict[str, object]:
+        """The record as JSON values: every field but ``final``, times rounded to the
+        millisecond, and ``moves_per_second``."""
         return {
             "game_id": self.game_id, "outcome": self.outcome, "width": self.width,
             "height": self.height, "mines": self.mines, "clicks": self.clicks,
@@ -154,7 +171,8 @@ class DesktopSession:
     a dialog in the way): without it such a game would be clicked for hours;
     ``solver_profile`` is the solver's (``strong``, ``fast`` or a spec such as
     ``strong,ratio=0.85``), not to be confused with ``profile``, the game's;
-    ``record`` names a folder to keep each game's record in (:mod:`~kaboom.bots.desktop.record`).
+    ``record`` names a folder to keep each game's record in (``--record``;
+    docs/desktop.md describes what it holds).
     """
 
     def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,
@@ -185,6 +203,8 @@ class DesktopSession:
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
+        """Stops the game this session launched (if it did) and closes its X
+        connections; a ``with`` block does it on leaving."""
         self._stop_process()
         self.pointer.close()
         self.screen.close()
@@ -395,7 +415,7 @@ class DesktopSession:
 
     def check_board(self, patience: float | None = None) -> None:
         """Waits up to ``patience`` seconds for the board to be whole on the screen and
-        uncovered; raises :class:`BoardHiddenError` with the reason if it is not."""
+        uncovered; raises :class:`ScreenReadError` with the reason if it is not."""
         deadline = time.monotonic() + (self.patience if patience is None else patience)
         while True:
             why = self.hidden()

@@ -60,14 +60,21 @@ __all__ = [
     "profile_names",
 ]
 
-PLAYING, WON, LOST = "playing", "won", "lost"
+PLAYING = "playing"
+"""The outcome of a game still under way (:meth:`Profile.outcome`)."""
+WON = "won"
+"""The outcome of a won game."""
+LOST = "lost"
+"""The outcome of a lost game."""
 
 ENTRY_POINT_GROUP = "kaboom.desktop_profiles"
 """The entry-point group that names every desktop game profile."""
 
 
 class UnreadableCellError(RuntimeError):
-    """Raised when a cell matches no known state (mid-animation, covered by a menu...)."""
+    """Raised when a cell matches no known state (mid-animation, covered by a menu...):
+    :meth:`Profile.classify` answered ``None``.  ``cell`` is the cell and ``look`` what
+    it looked like."""
 
     def __init__(self, cell: tuple[int, int], look: CellLook) -> None:
         super().__init__(f"cannot classify cell {cell}: {look}")
@@ -100,11 +107,14 @@ class Profile(ABC):
     """
 
     name: ClassVar[str]
+    """The game's name for ``--game`` (and the entry point's name)."""
     window_pattern: ClassVar[str]
     """Regex matched against window names and WM_CLASS."""
     palette: ClassVar[Mapping[str, RGB]]
     """Named ink colours the cell rules refer to (digits, flag, mine)."""
     ink_threshold: ClassVar[float] = 80.0
+    """How far from a cell's surface colour (Euclidean RGB distance) a pixel counts as
+    ink (:attr:`CellLook.ink_share`)."""
     stable_gap: ClassVar[float] = 0.04
     """Seconds between the two captures that must agree before a reading is trusted."""
     zeros_open_around: ClassVar[bool] = True
@@ -184,6 +194,9 @@ class Profile(ABC):
             time.sleep(0.01)  # SIGKILL lands when the process next runs
 
     def find_window(self, screen: Screen, timeout: float = 10.0) -> Window:
+        """The game's window: by default the largest whose title or ``WM_CLASS`` matches
+        :attr:`window_pattern`, waiting up to ``timeout`` seconds for it to appear;
+        raises :class:`WindowNotFoundError`."""
         return screen.find_window(self.window_pattern, timeout)
 
     def next_game_id(self, game_id: str | None, index: int) -> str | None:
@@ -217,7 +230,8 @@ class Profile(ABC):
         :meth:`read` decides when to ask and keeps what it answers.
 
         The default tells them apart by the board's structure and what the profile
-        declares (:mod:`~kaboom.bots.desktop.calibration`), never by which is larger.
+        declares (docs/desktop.md, "How the calibration decides"), never by which is
+        larger.
         """
         return surfaces(measure(image, grid, self.palette, self.ink_threshold),
                         self.covered_colour, self.open_colour, self.raised_tiles)
@@ -332,6 +346,8 @@ class Profile(ABC):
 
     # ------------------------------------------------------------------ helpers
     def near(self, a: RGB, b: RGB | None, tolerance: float = 30.0) -> bool:
+        """Whether colour ``a`` is within ``tolerance`` of ``b`` (Euclidean distance in
+        RGB, :func:`colour_distance`; 30 by default); never when ``b`` is ``None``."""
         return b is not None and colour_distance(a, b) <= tolerance
 
 
