@@ -23,7 +23,8 @@ import numpy as np
 from kaboom.bots.desktop.grid import Grid
 from kaboom.bots.desktop.look import RGB, CellLook, colour_distance, look_at
 
-__all__ = ["Calibration", "UnsureError", "board_problem", "measure", "surfaces"]
+__all__ = ["Calibration", "NoCoveredTileError", "UnsureError", "board_problem", "measure",
+           "surfaces"]
 
 DIGITS = "12345678"
 NOT_OPEN = "#F?*X!"
@@ -33,6 +34,12 @@ NOT_OPEN = "#F?*X!"
 class UnsureError(RuntimeError):
     """Raised when the reader cannot tell covered cells from open ones for sure; it then
     reads nothing (``look`` exits 1, a game stops with the reason) rather than guess."""
+
+
+class NoCoveredTileError(UnsureError):
+    """Raised when the numbers show which surface is open and no other could be a
+    covered tile: a finished board (every cell open, or open and mines), on which the
+    covered tiles' look cannot be learned."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +173,13 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
     if numbered:
         left = [s for s in left if s is not numbered[0]]
         said.append(f"the numbers drawn on {numbered[0].surface}")
+    if numbered and not left:
+        others = "; ".join(w for w in said if not w.startswith("the numbers")) or "none other"
+        raise NoCoveredTileError(
+            f"no covered tile: the numbers are drawn on {numbered[0].surface}, the open "
+            f"surface, and no other surface of {[s.surface for s in groups]} can be a "
+            f"covered tile ({others}): a finished board, every cell open or a mine? (or "
+            "a declared look this board does not have)")
     if len(left) != 1 or (len(groups) > 1 and not said):
         why = "; ".join(said) or "nothing tells them apart but their number"
         raise UnsureError(f"cannot tell covered cells from open ones among the surfaces "

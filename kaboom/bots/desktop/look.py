@@ -54,8 +54,9 @@ class CellLook:
     drawn on the tile, 0 for a plain one."""
     ink: Mapping[str, float]
     """For each name of the profile's palette, the share of the interior that is ink
-    nearest that colour; names with no ink are left out.  The shares add up to
-    ``ink_share``."""
+    nearest that colour (names with the same colour each get the same share); names
+    with no ink are left out.  The shares add up to ``ink_share``, counting each colour
+    once."""
 
     def dominant_ink(self) -> str | None:
         """The palette name whose ink covers most of the interior, or ``None`` when the
@@ -118,11 +119,16 @@ def look_at(cell: np.ndarray, palette: Mapping[str, RGB], ink_threshold: float =
     ink_px = inner[dist >= ink_threshold]
     ink: dict[str, float] = {}
     if len(ink_px) and palette:
-        names = list(palette)
-        refs = np.array([palette[n] for n in names], dtype=np.float64)
+        # one reference a colour: names that share it (a flag as red as the 3) each
+        # get its pixels
+        named = list(dict.fromkeys(tuple(palette[n]) for n in palette))
+        refs = np.array(named, dtype=np.float64)
         nearest = np.linalg.norm(ink_px[:, None, :] - refs[None, :, :], axis=2).argmin(axis=1)
-        counts = np.bincount(nearest, minlength=len(names))
-        ink = {names[i]: counts[i] / len(inner) for i in range(len(names)) if counts[i]}
+        per_colour = np.bincount(nearest, minlength=len(named))
+        for name in palette:
+            count = int(per_colour[named.index(tuple(palette[name]))])
+            if count:
+                ink[name] = count / len(inner)
     surface_rgb: RGB = (int(surface[0]), int(surface[1]), int(surface[2]))
     return CellLook(surface_rgb, relief, len(ink_px) / max(1, len(inner)), ink)
 
