@@ -266,17 +266,18 @@ class DesktopSession:
         """Between games: has the profile close the game's own windows over the board
         (:meth:`Profile.dismiss`), then waits for the board to be uncovered."""
         hidden = self._hidden()
-        if hidden is not None and hidden.by_game:
-            assert self.window is not None
-            log.info("between games: %s; asking the profile to dismiss it", hidden.reason)
-            self.profile.dismiss(self.screen, self.pointer, self.window, hidden.windows)
-            try:
-                self.check_board()
-            except BoardHiddenError as exc:
-                raise BoardHiddenError(
-                    f"{exc} after a game, and the profile's dismiss did not close it",
-                    exc.by_game, exc.windows) from None
-        self.check_board()
+        if hidden is None or not hidden.by_game:
+            self.check_board()
+            return
+        assert self.window is not None
+        log.info("between games: %s; asking the profile to dismiss it", hidden.reason)
+        self.profile.dismiss(self.screen, self.pointer, self.window, hidden.windows)
+        try:
+            self.check_board()
+        except BoardHiddenError as exc:
+            raise BoardHiddenError(
+                f"{exc} after a game, and the profile's dismiss did not close it",
+                exc.by_game, exc.windows) from None
 
     def _launch(self, gid: str | None) -> None:
         old = self.window
@@ -448,7 +449,8 @@ class DesktopSession:
 
     def check_board(self, patience: float | None = None) -> None:
         """Waits up to ``patience`` seconds for the board to be whole on the screen and
-        uncovered; raises :class:`ScreenReadError` with the reason if it is not."""
+        uncovered; raises :class:`ScreenReadError` (a ``BoardHiddenError``) with the
+        reason if it is not."""
         deadline = time.monotonic() + (self.patience if patience is None else patience)
         while True:
             why = self._hidden()
