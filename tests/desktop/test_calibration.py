@@ -30,6 +30,7 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "calibration"
 class Plain(Profile):
     """Only what a profile must say; every rule is the base class's."""
 
+    contract = 3
     name = "plain"
     window_pattern = "^$"
 

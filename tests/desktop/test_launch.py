@@ -24,6 +24,7 @@ def _running(pid: int) -> bool:
 class _Spawner(Profile):
     """A "game" that starts a stubborn helper process and then waits."""
 
+    contract = 3
     name = "spawner"
     window_pattern = r"^never$"
     palette: ClassVar[dict[str, tuple[int, int, int]]] = {}

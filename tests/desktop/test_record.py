@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from kaboom.bots.desktop import Calibration, CellLook
 from kaboom.bots.desktop.driver import DesktopSession
@@ -32,6 +33,16 @@ def _check_every_game(folder: Path) -> None:
     for game in game_folders(folder):
         assert (game / "first.png").stat().st_size and (game / "last.png").stat().st_size
         assert (game / "clicks.txt").read_text()
+        # the grid each reading was made in, in the captures' coordinates
+        meta = json.loads((game / "game.json").read_text())
+        assert meta["grids"][0]["from_read"] == 1
+        width, height = Image.open(game / "first.png").size
+        for entry in meta["grids"]:
+            grid = entry["grid"]
+            assert (grid["cols"], grid["rows"]) == (meta["width"], meta["height"])
+            assert len(grid["x"]) == grid["cols"] + 1 and len(grid["y"]) == grid["rows"] + 1
+            assert 0 <= grid["x"][0] < grid["x"][-1] <= width
+            assert 0 <= grid["y"][0] < grid["y"][-1] <= height
 
 
 def test_sgt_mines_record_and_check(xdisplay: str, need_sgt_mines: None,
@@ -98,7 +109,7 @@ def test_a_loss_without_a_mine_reader_is_said_as_such(xdisplay: str) -> None:
     assert record.outcome == "lost", record
     assert record.error is None
     assert record.note is not None and "teach it the game's mines" in record.note
-    assert "shows the exploded mine" in record.note
+    assert "shows the exploded colour" in record.note
     assert time.monotonic() - started < 12  # one read's time, not a settle and a relocate
 
 

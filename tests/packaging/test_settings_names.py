@@ -40,10 +40,12 @@ def test_every_option_in_the_table_exists(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_no_file_uses_an_old_name() -> None:
+    """Only the changelog names the old name: it says how to migrate from it."""
     old = re.compile(r"KABOOM_DB_PATH|\bdb_path\b")
     names = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True,
                            check=True).stdout.split()
-    files = [ROOT / n for n in names if not n.endswith((".png", ".json", ".jsonl"))]
+    files = [ROOT / n for n in names
+             if not n.endswith((".png", ".json", ".jsonl")) and n != "CHANGELOG.md"]
     hits = [str(p) for p in files if p != Path(__file__) and p.is_file()
             and old.search(p.read_text(errors="replace"))]
     assert hits == []

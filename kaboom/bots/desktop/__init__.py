@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from kaboom.bots.desktop.input import Button, ClickRefusedError, Pointer
     from kaboom.bots.desktop.look import RGB, CellLook, colour_distance
     from kaboom.bots.desktop.profile import (
+        CONTRACT_VERSION,
         ENTRY_POINT_GROUP,
         LOST,
         PLAYING,
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
         Calibration,
         MinesUnreadError,
         Profile,
+        ProfileContractError,
         UnreadableCellError,
         UnsureError,
         find_profile,
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from kaboom.bots.desktop.screen import Screen, Window, WindowNotFoundError
 
 __all__ = [
+    "CONTRACT_VERSION",
     "ENTRY_POINT_GROUP",
     "LOST",
     "PLAYING",
@@ -48,6 +51,7 @@ __all__ = [
     "MinesUnreadError",
     "Pointer",
     "Profile",
+    "ProfileContractError",
     "Screen",
     "ScreenReadError",
     "UnreadableCellError",
@@ -66,11 +70,18 @@ _HOMES = {
     **dict.fromkeys(("Grid", "GridNotFoundError", "find_grid"), "grid"),
     **dict.fromkeys(("Button", "ClickRefusedError", "Pointer"), "input"),
     **dict.fromkeys(("RGB", "CellLook", "colour_distance"), "look"),
-    **dict.fromkeys(("ENTRY_POINT_GROUP", "LOST", "PLAYING", "WON", "Calibration",
-                     "MinesUnreadError", "Profile", "UnreadableCellError", "UnsureError",
-                     "find_profile", "locate_colour", "profile_names"), "profile"),
+    **dict.fromkeys(("CONTRACT_VERSION", "ENTRY_POINT_GROUP", "LOST", "PLAYING", "WON",
+                     "Calibration", "MinesUnreadError", "Profile", "ProfileContractError",
+                     "UnreadableCellError", "UnsureError", "find_profile", "locate_colour",
+                     "profile_names"), "profile"),
     **dict.fromkeys(("Screen", "Window", "WindowNotFoundError"), "screen"),
 }
+
+
+def __dir__() -> list[str]:
+    """The module's names, the ones loaded when first used included (tab completion,
+    ``help()`` and the API reference find them)."""
+    return sorted({*globals(), *__all__})
 
 
 def __getattr__(name: str) -> Any:

@@ -23,7 +23,8 @@ import numpy as np
 from kaboom.bots.desktop.grid import Grid
 from kaboom.bots.desktop.look import RGB, CellLook, colour_distance, look_at
 
-__all__ = ["Calibration", "UnsureError", "board_problem", "measure", "surfaces"]
+__all__ = ["Calibration", "NoCoveredTileError", "UnsureError", "board_problem", "measure",
+           "surfaces"]
 
 DIGITS = "12345678"
 NOT_OPEN = "#F?*X!"
@@ -35,27 +36,42 @@ class UnsureError(RuntimeError):
     reads nothing (``look`` exits 1, a game stops with the reason) rather than guess."""
 
 
+class NoCoveredTileError(UnsureError):
+    """Raised when the numbers show which surface is open and no other could be a
+    covered tile: a finished board (every cell open, or open and mines), on which the
+    covered tiles' look cannot be learned."""
+
+
 @dataclass(frozen=True, slots=True)
 class Calibration:
     """What this game's surfaces look like on this screen, learned from the board.
 
-    ``relief`` is how much lighter a covered tile's top-left edge is than its surface
-    (0 for flat tiles); ``open`` is ``None`` until an open cell has been seen.
+    A value: ``Calibration(covered, relief, open, covered_ink=0.0)``.  The reader makes
+    it (:meth:`Profile.calibrate` returns one) and hands it to :meth:`Profile.classify`;
+    a profile builds one itself only in an override of ``calibrate`` or in a test.
     """
 
     covered: RGB
+    """The covered tiles' surface colour (:attr:`CellLook.surface` of a plain one)."""
     relief: float
+    """How much lighter a covered tile's top-left edge is than its surface
+    (:attr:`CellLook.relief`; about 0 for flat tiles)."""
     open: RGB | None
+    """The open cells' surface colour, or ``None`` until an open cell has been seen."""
     covered_ink: float = 0.0
     """The ink share of a plain covered tile (a bevel's shadow may reach its middle)."""
 
     def is_covered(self, look: CellLook, tolerance: float = 30.0) -> bool:
-        """Whether a cell shows the covered surface (it may carry a flag or a mark)."""
+        """Whether a cell shows the covered surface (it may carry a flag or a mark): its
+        surface within ``tolerance`` (Euclidean RGB distance) of :attr:`covered`, and at
+        least half the covered tiles' relief."""
         return (colour_distance(look.surface, self.covered) <= tolerance
                 and look.relief >= 0.5 * self.relief)
 
     def is_open(self, look: CellLook, tolerance: float = 30.0) -> bool:
-        """Whether a cell shows the open surface (empty, or with a digit on it)."""
+        """Whether a cell shows the open surface (empty, or with a digit on it): its
+        surface within ``tolerance`` of :attr:`open`, and not :meth:`is_covered` (games
+        whose two surfaces share a colour tell them apart by the relief)."""
         return (self.open is not None and colour_distance(look.surface, self.open) <= tolerance
                 and not self.is_covered(look))
 
@@ -157,6 +173,13 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
     if numbered:
         left = [s for s in left if s is not numbered[0]]
         said.append(f"the numbers drawn on {numbered[0].surface}")
+    if numbered and not left:
+        others = "; ".join(w for w in said if not w.startswith("the numbers")) or "none other"
+        raise NoCoveredTileError(
+            f"no covered tile: the numbers are drawn on {numbered[0].surface}, the open "
+            f"surface, and no other surface of {[s.surface for s in groups]} can be a "
+            f"covered tile ({others}): a finished board, every cell open or a mine? (or "
+            "a declared look this board does not have)")
     if len(left) != 1 or (len(groups) > 1 and not said):
         why = "; ".join(said) or "nothing tells them apart but their number"
         raise UnsureError(f"cannot tell covered cells from open ones among the surfaces "

@@ -176,7 +176,7 @@ def _look(args: argparse.Namespace, profile: object, display: str) -> int:
                 import time
 
                 time.sleep(1.0)  # let it paint
-            snap = take_snapshot(profile, window, screen.capture_window(window))
+            snap = take_snapshot(profile, window, screen.capture_window(window), args.game_id)
         finally:
             if process is not None:
                 profile.stop(process)

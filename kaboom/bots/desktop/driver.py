@@ -21,6 +21,7 @@ import contextlib
 import logging
 import math
 import os
+import re
 import subprocess
 import time
 from collections.abc import Callable
@@ -81,32 +82,58 @@ class BoardHiddenError(ScreenReadError):
     """Raised when the board is covered by another window or lies off the screen.
 
     ``by_game`` is true when what covers it is a window of the game itself (a "you
-    won" dialog, a menu).
+    won" dialog, a menu); ``windows`` are the windows over it, topmost first.
     """
 
-    def __init__(self, message: str, by_game: bool = False) -> None:
+    def __init__(self, message: str, by_game: bool = False,
+                 windows: tuple[Window, ...] = ()) -> None:
         super().__init__(message)
         self.by_game = by_game
+        self.windows = windows
+
+
+@dataclass(frozen=True, slots=True)
+class _Hidden:
+    """Why the board cannot be clicked now."""
+
+    reason: str
+    by_game: bool = False
+    """Whether only windows of the game itself cover it."""
+    windows: tuple[Window, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class GameRecord:
-    """How one game went on the screen."""
+    """How one game went on the screen (one line of ``--json``, :meth:`to_json`)."""
 
     game_id: str | None
+    """The id the game was launched with, or ``None`` (attached, or the game's own new
+    game)."""
     outcome: str
+    """``won``, ``lost`` or ``error``."""
     width: int
+    """The board's columns."""
     height: int
+    """The board's rows."""
     mines: int
+    """The board's mines, as the profile (or ``--mines``) counted them."""
     clicks: int
+    """Clicks made."""
     turns: int
+    """Batches of clicks: one a decision of the solver."""
     rereads: int
+    """Readings taken again: the screen did not show a batch in time, or the solver
+    found a reading contradictory."""
     guesses: int
+    """Batches that were not proven safe."""
     seconds: float
+    """Wall time from the first reading to the end."""
     think_seconds: float = 0.0
+    """Of it, the solver's time."""
     last_certain: bool = True
     """Whether the last batch of clicks was proven safe (a loss on a certain move = misread)."""
     final: tuple[str, ...] = field(default=(), repr=False)
+    """The last board read, as text rows."""
     error: str | None = None
     """Why the game ended in ``error``."""
     note: str | None = None
@@ -115,9 +142,12 @@ class GameRecord:
 
     @property
     def moves_per_second(self) -> float:
+        """Clicks a second over the whole game (0 for a game of no time)."""
         return self.clicks / self.seconds if self.seconds > 0 else 0.0
 
     def to_json(self) -> dict[str, object]:
+        """The record as JSON values: every field but ``final``, times rounded to the
+        millisecond, and ``moves_per_second``."""
         return {
             "game_id": self.game_id, "outcome": self.outcome, "width": self.width,
             "height": self.height, "mines": self.mines, "clicks": self.clicks,
@@ -154,7 +184,8 @@ class DesktopSession:
     a dialog in the way): without it such a game would be clicked for hours;
     ``solver_profile`` is the solver's (``strong``, ``fast`` or a spec such as
     ``strong,ratio=0.85``), not to be confused with ``profile``, the game's;
-    ``record`` names a folder to keep each game's record in (:mod:`~kaboom.bots.desktop.record`).
+    ``record`` names a folder to keep each game's record in (``--record``;
+    docs/desktop.md describes what it holds).
     """
 
     def __init__(self, profile: Profile, display: str | None = None, speed: float = 25.0,
@@ -181,10 +212,14 @@ class DesktopSession:
         self._last_click = 0.0
         self._known: Position | None = None
         """This game's last reading: a later one must keep its open cells' numbers."""
+        self.loss: str | None = None
+        """The loss sign the last reading showed (:meth:`Profile.loss_sign`), or ``None``."""
         self.recorder = Recorder(record) if record is not None else None
 
     # ------------------------------------------------------------------ lifetime
     def close(self) -> None:
+        """Stops the game this session launched (if it did) and closes its X
+        connections; a ``with`` block does it on leaving."""
         self._stop_process()
         self.pointer.close()
         self.screen.close()
@@ -218,13 +253,31 @@ class DesktopSession:
                 self._launch(gid)
         else:
             assert self.window is not None
-            self.check_board()
+            self._dismiss()
             image = self.screen.capture_window(self.window)
             self.pointer.move(self.window.x + self.window.width // 2, self.window.y + 5)
             self.profile.new_game(self.pointer, self.window, image, self.grid)
         self.game_id = gid
         self._known = None
+        self.loss = None
         return self._await_board()
+
+    def _dismiss(self) -> None:
+        """Between games: has the profile close the game's own windows over the board
+        (:meth:`Profile.dismiss`), then waits for the board to be uncovered."""
+        hidden = self._hidden()
+        if hidden is None or not hidden.by_game:
+            self.check_board()
+            return
+        assert self.window is not None
+        log.info("between games: %s; asking the profile to dismiss it", hidden.reason)
+        self.profile.dismiss(self.screen, self.pointer, self.window, hidden.windows)
+        try:
+            self.check_board()
+        except BoardHiddenError as exc:
+            raise BoardHiddenError(
+                f"{exc} after a game, and the profile's dismiss did not close it",
+                exc.by_game, exc.windows) from None
 
     def _launch(self, gid: str | None) -> None:
         old = self.window
@@ -265,7 +318,7 @@ class DesktopSession:
                 self.mines = self.mines_override or self.profile.mine_count(
                     self.game_id, grid.cols, grid.rows)
                 position = self.read(timeout=2.0)
-                if self.profile.outcome(position) == PLAYING:
+                if self.profile.outcome(position) == PLAYING and self.loss is None:
                     return position
             except (WindowNotFoundError, BoardHiddenError, UnsureReadError):
                 raise
@@ -322,8 +375,9 @@ class DesktopSession:
                 position = Position.from_rows(rows, self.mines)
                 if self._known is None or _numbers_kept(self._known, position):
                     self._known = position
+                    self.loss = self.profile.loss_sign(image, self.grid)
                     if self.recorder is not None:
-                        self.recorder.read(rows, image)
+                        self.recorder.read(rows, image, self.grid)
                     return position
                 # an open cell changed: a flash or a frame of something else, not the
                 # game (sgt-mines flashes red when a mine goes off)
@@ -367,9 +421,9 @@ class DesktopSession:
         _, _, x1, y1 = self.grid.rect(self.grid.cols - 1, self.grid.rows - 1)
         return self.window.x + x0, self.window.y + y0, self.window.x + x1, self.window.y + y1
 
-    def hidden(self) -> tuple[str, bool] | None:
-        """Why the board cannot be clicked now (off the screen, covered), or ``None``;
-        with the reason, whether a window of the game itself covers it.
+    def _hidden(self) -> _Hidden | None:
+        """Why the board cannot be clicked now (off the screen, covered), or ``None``:
+        the reason, whether only windows of the game itself cover it, and which.
 
         Follows the window if it moved (the grid is in window coordinates); raises
         :class:`WindowNotFoundError` if the window is gone.
@@ -385,24 +439,26 @@ class DesktopSession:
         x0, y0, x1, y1 = rect = self.board_rect()
         width, height = self.screen.size
         if x0 < 0 or y0 < 0 or x1 > width or y1 > height:
-            return (f"the board ({x1 - x0}x{y1 - y0} at {x0},{y0}) is not all on the "
-                    f"{width}x{height} screen", False)
+            return _Hidden(f"the board ({x1 - x0}x{y1 - y0} at {x0},{y0}) is not all on "
+                           f"the {width}x{height} screen")
         above = self.screen.covering(window, rect)
         if above:
             own = all(w.wm_class and w.wm_class == window.wm_class for w in above)
-            return f"the board is covered by {above[0].name!r}", own
+            return _Hidden(f"the board is covered by {above[0].name!r}", own, tuple(above))
         return None
 
     def check_board(self, patience: float | None = None) -> None:
         """Waits up to ``patience`` seconds for the board to be whole on the screen and
-        uncovered; raises :class:`BoardHiddenError` with the reason if it is not."""
+        uncovered; raises :class:`ScreenReadError` (a ``BoardHiddenError``) with the
+        reason if it is not."""
         deadline = time.monotonic() + (self.patience if patience is None else patience)
         while True:
-            why = self.hidden()
+            why = self._hidden()
             if why is None:
                 return
             if time.monotonic() >= deadline:
-                raise BoardHiddenError(f"stopped clicking: {why[0]}", by_game=why[1])
+                raise BoardHiddenError(f"stopped clicking: {why.reason}", why.by_game,
+                                       why.windows)
             time.sleep(0.1)
 
     def _dump(self, image: np.ndarray, why: str) -> None:
@@ -472,7 +528,7 @@ class DesktopSession:
                 if time.monotonic() > deadline:
                     raise
                 continue
-            if self.profile.outcome(after) != PLAYING:
+            if self.profile.outcome(after) != PLAYING or self.loss is not None:
                 return after, True
             if _as_expected(before, after, moves):
                 return after, True
@@ -506,7 +562,7 @@ class DesktopSession:
         last: tuple[Position, list[Move]] | None = None
         try:
             while turns < max_turns:
-                if self.profile.outcome(position) != PLAYING:
+                if self.profile.outcome(position) != PLAYING or self.loss is not None:
                     break
                 t0 = time.monotonic()
                 try:
@@ -545,8 +601,8 @@ class DesktopSession:
                     except ScreenReadError:
                         position, ok = self._read_again(), False
                 except BoardHiddenError as exc:
-                    if exc.by_game and _may_complete(position, moves,
-                                                     self.profile.zeros_open_around):
+                    if exc.by_game and self._loss_window(exc.windows) is None and \
+                            _may_complete(position, moves, self.profile.zeros_open_around):
                         log.info("won: %s", exc)  # the game's own "you won" dialog
                         won = True
                         break
@@ -559,9 +615,18 @@ class DesktopSession:
                         "the game does not take clicks (a page of a game you are not "
                         "the player of, or a dialog in the way?)")
             outcome = WON if won else self.profile.outcome(position)
+            if outcome == PLAYING and self.loss is not None:
+                outcome, note = LOST, f"the board shows a loss ({self.loss}) but no cell reads 'X'"
         except LostUnreadError as exc:
-            log.error("lost, and the profile cannot read mines: %s", exc)
+            log.error("lost, and the profile cannot read the board: %s", exc)
             outcome, note = LOST, str(exc)
+        except BoardHiddenError as exc:
+            said = self._loss_window(exc.windows) if exc.by_game else None
+            if said is None:
+                log.error("giving up on this game: %s", exc)
+                outcome, error = ERROR, str(exc)
+            else:
+                outcome, note = LOST, f"the game's window {said.name!r} says it is lost"
         except (ScreenReadError, WindowNotFoundError) as exc:
             log.error("giving up on this game: %s", exc)
             outcome, error = ERROR, str(exc)
@@ -577,6 +642,14 @@ class DesktopSession:
         if self.recorder is not None:
             self._finish_record(record)
         return record
+
+    def _loss_window(self, windows: tuple[Window, ...]) -> Window | None:
+        """The window among ``windows`` that says the game is lost
+        (:attr:`Profile.loss_window`), or ``None``."""
+        pattern = self.profile.loss_window
+        if pattern is None:
+            return None
+        return next((w for w in windows if re.search(pattern, w.name)), None)
 
     def _finish_record(self, record: GameRecord) -> None:
         """Reads the finished board once more (a game may draw its mines a moment after

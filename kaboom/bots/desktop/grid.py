@@ -6,12 +6,15 @@ repeating at a fixed pitch.  We keep only edge pixels that belong to long straig
 (so digits and menu text barely count), project them onto each axis, read the pitch
 from the autocorrelation of that projection, the borders' phase from where that
 projection folded onto one period peaks, and the extent from the run of lattice
-lines that are all about as long as the board is tall.
+lines that are all about as long as the board is tall.  The lines between cells
+decide, not the board's outer edge: a frame of any colour gives the same grid.  The
+grid is then moved by whole pixels onto the tiles (:func:`find_grid`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import pairwise
 
 import numpy as np
 
@@ -34,19 +37,36 @@ class Grid:
     """A board's cells in image coordinates: cell ``(x, y)`` spans
     ``[left + x*pitch_x, left + (x+1)*pitch_x)`` horizontally, likewise vertically.
 
+    Coordinates are pixels of the capture the grid was found in, a window's, so they
+    are the window's coordinates (:meth:`Pointer.click` takes them as they are).  Cell
+    ``(0, 0)`` is the top-left one; ``x`` counts columns, ``y`` rows.  Each box holds
+    its tile from the tile's own top-left edge (:func:`find_grid` snaps to it); a
+    separator between tiles (a grid line, a gap) falls at the box's right and bottom.
+
     A board whose cells are not all the same size (a toolkit that hands a window's
     spare pixels to some rows) lists its measured borders instead: ``borders_x`` has
     ``cols + 1`` positions, ``borders_y`` has ``rows + 1``; the pitches are then means.
     """
 
     left: float
+    """The left edge of the first column, in pixels."""
     top: float
+    """The top edge of the first row, in pixels."""
     pitch_x: float
+    """The distance from one column's left edge to the next one's (a mean when
+    ``borders_x`` is given)."""
     pitch_y: float
+    """The distance from one row's top edge to the next one's."""
     cols: int
+    """How many columns the board has."""
     rows: int
+    """How many rows the board has."""
     borders_x: tuple[float, ...] = ()
+    """Every column's left edge and the last one's right edge, when they are not
+    regular; empty otherwise."""
     borders_y: tuple[float, ...] = ()
+    """Every row's top edge and the last one's bottom edge, when they are not regular;
+    empty otherwise."""
 
     def _x(self, i: int) -> float:
         return self.borders_x[i] if self.borders_x else self.left + i * self.pitch_x
@@ -55,7 +75,9 @@ class Grid:
         return self.borders_y[i] if self.borders_y else self.top + i * self.pitch_y
 
     def rect(self, x: int, y: int) -> tuple[int, int, int, int]:
-        """The cell's pixel box ``(x0, y0, x1, y1)``, end-exclusive."""
+        """The cell's pixel box ``(x0, y0, x1, y1)``, end-exclusive: columns ``x0`` to
+        ``x1 - 1`` and rows ``y0`` to ``y1 - 1``, so ``image[y0:y1, x0:x1]`` is the cell
+        and the next cell's box starts at ``x1``."""
         return round(self._x(x)), round(self._y(y)), round(self._x(x + 1)), round(self._y(y + 1))
 
     def centre(self, x: int, y: int) -> tuple[int, int]:
@@ -64,10 +86,12 @@ class Grid:
                 round((self._y(y) + self._y(y + 1)) / 2))
 
     def cells(self) -> list[Cell]:
+        """Every cell ``(x, y)``, row by row from the top-left one."""
         return [(x, y) for y in range(self.rows) for x in range(self.cols)]
 
     @property
     def size(self) -> tuple[int, int]:
+        """``(cols, rows)``."""
         return self.cols, self.rows
 
 
@@ -241,6 +265,8 @@ def _block(grey: np.ndarray, bx: float, px: int, by: float, py: int) -> Grid:
     r0, r1 = _longest_run(cell[:, c0:c1].mean(axis=1) >= 0.5)
     if r1 - r0 < 2 or c1 - c0 < 2:
         raise GridNotFoundError("fewer than 2x2 cells found")
+    r0, r1, c0, c1 = _outer(vertical, horizontal, (r0, r1, c0, c1), len(xs), len(ys),
+                            _inside(xs, w), _inside(ys, h))
     left, top, cols, rows = xs[c0], ys[r0], c1 - c0, r1 - r0
     y0, y1 = max(0, round(top)), min(h, round(top + rows * py))
     bx_ = _track(grey[y0:y1], left, px, cols)
@@ -255,6 +281,41 @@ def _block(grey: np.ndarray, bx: float, px: int, by: float, py: int) -> Grid:
                 (by_[-1] - by_[0]) / (len(by_) - 1), len(bx_) - 1, len(by_) - 1, bx_, by_)
 
 
+def _inside(lines: list[float], size: int) -> list[bool]:
+    """Per band between two lattice lines: whether it lies within the image."""
+    return [lo >= -1 and hi <= size + 1 for lo, hi in pairwise(lines)]
+
+
+def _outer(vertical: np.ndarray, horizontal: np.ndarray, block: tuple[int, int, int, int],
+           nx: int, ny: int, cols_in: list[bool], rows_in: list[bool]
+           ) -> tuple[int, int, int, int]:
+    """The block of cells grown by the board's outer rows and columns whose outer line
+    is missing (a frame as light as the tiles' edge on that side, or a frame of the
+    open cells' colour): a band next to the block is one of its rows (columns) when
+    every line between the block's columns (rows) runs through it and the line it
+    shares with the block is there.  A frame band has no such lines, and a row of
+    buttons has a few at most.
+    """
+    r0, r1, c0, c1 = block
+
+    def through(lines: np.ndarray) -> bool:
+        return lines.size == 0 or float(lines.mean()) >= 0.9
+
+    if r0 > 0 and rows_in[r0 - 1] and through(vertical[r0 - 1, c0 + 1:c1]) \
+            and through(horizontal[c0:c1, r0]):
+        r0 -= 1
+    if r1 < ny - 1 and rows_in[r1] and through(vertical[r1, c0 + 1:c1]) \
+            and through(horizontal[c0:c1, r1]):
+        r1 += 1
+    if c0 > 0 and cols_in[c0 - 1] and through(horizontal[c0 - 1, r0 + 1:r1]) \
+            and through(vertical[r0:r1, c0]):
+        c0 -= 1
+    if c1 < nx - 1 and cols_in[c1] and through(horizontal[c1, r0 + 1:r1]) \
+            and through(vertical[r0:r1, c1]):
+        c1 += 1
+    return r0, r1, c0, c1
+
+
 def _track(grey: np.ndarray, first: float, pitch: int, count: int) -> tuple[float, ...]:
     """The measured borders of a board whose lattice along axis 1 of ``grey`` (cut to
     the board's span on the other axis) is not regular, or ``()`` if it is.
@@ -262,8 +323,9 @@ def _track(grey: np.ndarray, first: float, pitch: int, count: int) -> tuple[floa
     Each border's line is looked for near the last one plus a pitch, so cells of
     unequal size (a toolkit handing a pixel more to some rows) are followed across the
     board.  An inner border is the centre of its line's edge pixels; the two outer
-    lines have a cell on one side only, so those borders continue their neighbours'
-    spacing instead.
+    lines have a cell on one side only (and may not show at all, against a frame as
+    light as the tiles' edge), so those borders continue their neighbours' spacing
+    instead.
     """
     if count < 3:
         return ()
@@ -271,14 +333,14 @@ def _track(grey: np.ndarray, first: float, pitch: int, count: int) -> tuple[floa
     n = len(profile)
     reach = max(2.0, pitch / 4)
     centres: list[float] = []
-    for j in range(count + 1):
+    for j in range(1, count):
         guess = first + j * pitch if not centres else centres[-1] + pitch
         lo, hi = max(0, round(guess - reach)), min(n, round(guess + reach) + 1)
         weights = profile[lo:hi]
         if hi <= lo or weights.sum() <= 0:
             return ()
         centres.append(float((np.arange(lo, hi) * weights).sum() / weights.sum()))
-    inner = np.array(centres[1:-1])
+    inner = np.array(centres)
     drift = np.array([first + j * pitch for j in range(1, count)]) - inner
     if float(np.abs(drift - np.median(drift)).max()) <= 1.5:
         return ()
@@ -289,14 +351,19 @@ def _track(grey: np.ndarray, first: float, pitch: int, count: int) -> tuple[floa
 
 
 def find_grid(image: np.ndarray) -> Grid:
-    """Locates the cell lattice in an RGB image (``H x W x 3``).
+    """Locates the cell lattice in an RGB image (``H x W x 3``); raises
+    :class:`GridNotFoundError` when there is none.
 
     Pitch and phase come from one axis over the whole image, then from the other axis
     within the first one's rough span (so side panels do not drown the board), trying
     both orders.  Each lattice square is then tested for being a cell: its four borders
     must run through it.  The board is the largest block of such squares, so buttons or
-    counters that happen to line up with one lattice line are left out.  Pixel-level
-    texture (a checkerboard tile) is averaged out first: its every pixel is an edge.
+    counters that happen to line up with one lattice line are left out, grown by an
+    outer row or column whose outer line does not show (a frame as light as the tiles'
+    edge): the board's frame does not matter.  Last, the grid is snapped onto the tiles
+    (whole-pixel shifts, so that each box starts at its tile's top-left edge).
+    Pixel-level texture (a checkerboard tile) is averaged out first: its every pixel is
+    an edge.
     """
     grey = smooth_texture(image[..., :3].astype(np.int16).mean(axis=2))
     found: list[Grid] = []
@@ -308,4 +375,50 @@ def find_grid(image: np.ndarray) -> Grid:
             error = exc
     if not found:
         raise error or GridNotFoundError("no grid")
-    return max(found, key=lambda g: g.cols * g.rows)
+    return _snap(grey, max(found, key=lambda g: g.cols * g.rows))
+
+
+def _shift(grid: Grid, dx: int, dy: int) -> Grid:
+    return replace(grid, left=grid.left + dx, top=grid.top + dy,
+                   borders_x=tuple(b + dx for b in grid.borders_x),
+                   borders_y=tuple(b + dy for b in grid.borders_y))
+
+
+def _snap(grey: np.ndarray, grid: Grid) -> Grid:
+    """The grid moved by whole pixels onto the tiles: each border between two cells
+    where the picture steps from one tile to the next.
+
+    The phase comes from where edges pile up, which is a pixel or two off when a
+    separator (a grid line, a gap) puts an edge on each side of it.  So along each
+    axis every shift within a quarter pitch is scored by how sharply the grey level
+    steps across the board's inner borders (the outer ones touch the frame, which must
+    not matter); among shifts that score alike (the two sides of a separator), the
+    largest wins, so the box starts at its tile's own top-left edge, where a bevel is
+    measured (a separator there would make a flat open cell look raised).
+    """
+    g = np.asarray(grey, dtype=np.float64)
+    x0, y0, _, _ = grid.rect(0, 0)
+    _, _, x1, y1 = grid.rect(grid.cols - 1, grid.rows - 1)
+    inset_x, inset_y = round(grid.pitch_x / 4), round(grid.pitch_y / 4)
+    # along x, the board's rows less a quarter pitch at each end; along y, its columns
+    across = g[max(0, y0 + inset_y):max(0, y1 - inset_y)]
+    dx = _best_shift(across, [grid.rect(i, 0)[0] for i in range(1, grid.cols)], grid.pitch_x)
+    down = g[:, max(0, x0 + inset_x):max(0, x1 - inset_x)].T
+    dy = _best_shift(down, [grid.rect(0, i)[1] for i in range(1, grid.rows)], grid.pitch_y)
+    return _shift(grid, dx, dy)
+
+
+def _best_shift(band: np.ndarray, borders: list[int], pitch: float) -> int:
+    """The shift of ``borders`` (positions along axis 1 of ``band``) within a quarter
+    pitch that puts them on the sharpest steps; the largest of those that tie."""
+    if band.size == 0 or not borders:
+        return 0
+    steps = np.abs(np.diff(band, axis=1)).sum(axis=0)  # steps[x - 1]: from x-1 to x
+    reach = max(1, int(pitch // 4))
+    scores = {d: float(steps[[b + d - 1 for b in borders]].sum())
+              for d in range(-reach, reach + 1)
+              if min(borders) + d >= 1 and max(borders) + d <= len(steps)}
+    if not scores:
+        return 0
+    top = max(scores.values())
+    return max(d for d, v in scores.items() if v >= 0.98 * top)

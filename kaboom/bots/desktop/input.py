@@ -35,11 +35,14 @@ class WindowChangedError(ClickRefusedError):
 
 
 class Button:
-    """X pointer button numbers."""
+    """X pointer button numbers, for :meth:`Pointer.click`."""
 
     LEFT = 1
+    """Reveals, in most games."""
     MIDDLE = 2
+    """Chords, in most games."""
     RIGHT = 3
+    """Flags (or cycles the marks), in most games."""
 
 
 class Pointer:
@@ -55,10 +58,12 @@ class Pointer:
             raise RuntimeError("the X server has no XTEST extension")
         self.hold = hold
         self.position: tuple[int, int] = (0, 0)
+        """Where the pointer was last put, in screen coordinates."""
         self._root = self._x.screen().root
         self._tops: dict[int, int] = {}  # window id -> the root's child that holds it
 
     def close(self) -> None:
+        """Closes the pointer's X connection."""
         self._x.close()
 
     def __enter__(self) -> Pointer:
@@ -78,6 +83,11 @@ class Pointer:
         is now, only if ``window`` is the top-level window there; returns the window's
         place on the screen.  Raises :class:`ClickRefusedError` (nothing pressed) if
         another window holds the point or ``window`` changed size or is gone.
+
+        ``(x, y)`` is measured from the window's top-left corner, as :class:`Grid` and
+        :func:`locate_colour` give points in a capture of the window; a profile clicks
+        a face with ``pointer.click(window, *locate_colour(image, colour))``.
+        ``button`` is a :class:`Button` number.
         """
         win = self._x.create_resource_object("window", window.id)
         self._x.grab_server()

@@ -20,6 +20,7 @@ from kaboom.bots.desktop.texture import smooth_texture
 __all__ = ["RGB", "CellLook", "colour_distance", "look_at", "looks", "relief_of"]
 
 RGB = tuple[int, int, int]
+"""A colour as ``(red, green, blue)``, each 0 to 255."""
 
 
 def colour_distance(a: RGB | np.ndarray, b: RGB | np.ndarray) -> float:
@@ -29,28 +30,48 @@ def colour_distance(a: RGB | np.ndarray, b: RGB | np.ndarray) -> float:
 
 @dataclass(frozen=True, slots=True)
 class CellLook:
-    """Statistics of one cell's pixels.
+    """Statistics of one cell's pixels, what :meth:`Profile.classify` reads.
 
-    ``relief`` > 0 means the top-left edge is lighter than the surface (a raised,
-    covered tile's highlight); ``ink`` maps palette names to the share of the interior drawn in
-    that colour; ``ink_share`` is the share of the interior that is not surface.
+    Every figure comes from regions scaled to the cell's box (:meth:`Grid.rect`), after
+    1-pixel texture is averaged out, so a profile reads any tile size alike.  The
+    *interior* is the box less 15 % of its size on each side (at least the bevel's band
+    and a pixel more): what a tile shows, without its edges or the grid lines.
     """
 
     surface: RGB
+    """The commonest colour of the interior: the tile's background.  A figure that
+    covers most of the interior (a mine drawn to fill its cell, a coloured square) is
+    the surface then, and the background around it counts as ink."""
     relief: float
+    """How much lighter (in grey levels, 0 to 255) the top and left edges are than the
+    surface: a raised tile's highlight.  Each edge is a band 12 % of the cell deep (at
+    least 2 pixels), read as the brightest of its rows' medians over the middle 60 % of
+    the edge, so a glyph or a flag's foot does not count.  It is clipped at 0: a sunken
+    cell (darker top-left) and a flat one both read 0."""
     ink_share: float
+    """The share of the interior's pixels whose colour is farther than the profile's
+    ``ink_threshold`` (Euclidean RGB distance, 80 by default) from the surface: what is
+    drawn on the tile, 0 for a plain one."""
     ink: Mapping[str, float]
+    """For each name of the profile's palette, the share of the interior that is ink
+    nearest that colour (names with the same colour each get the same share); names
+    with no ink are left out.  The shares add up to ``ink_share``, counting each colour
+    once."""
 
     def dominant_ink(self) -> str | None:
-        """The palette colour covering most of the interior, if any ink is present."""
+        """The palette name whose ink covers most of the interior, or ``None`` when the
+        cell carries no ink (of tied names, the one first in the palette)."""
         if not self.ink:
             return None
         return max(self.ink, key=lambda k: self.ink[k])
 
     def number(self, mine_share: float) -> str | None:
-        """What an open cell shows: ``"0"`` when almost blank, else the digit whose
-        colour covers most of it, or ``"*"`` when that is the 7's colour (the mine's too)
-        over more than ``mine_share`` of it; ``None`` when no digit colour is present."""
+        """What an open cell shows: ``"0"`` when almost blank (``ink_share`` under 3 %),
+        else the digit (palette names ``"1"`` to ``"8"``) whose colour covers most of
+        it, or ``"*"`` when that is the 7's colour (black in most games, the mine's
+        colour too) and the ink covers more than ``mine_share`` of the interior (a mine
+        is bigger than a 7); ``None`` when no digit colour is present.  For a profile's
+        ``classify`` on a cell known to be open."""
         if self.ink_share < 0.03:
             return "0"
         digits = {k: v for k, v in self.ink.items() if k in "12345678"}
@@ -98,11 +119,16 @@ def look_at(cell: np.ndarray, palette: Mapping[str, RGB], ink_threshold: float =
     ink_px = inner[dist >= ink_threshold]
     ink: dict[str, float] = {}
     if len(ink_px) and palette:
-        names = list(palette)
-        refs = np.array([palette[n] for n in names], dtype=np.float64)
+        # one reference a colour: names that share it (a flag as red as the 3) each
+        # get its pixels
+        named = list(dict.fromkeys(tuple(palette[n]) for n in palette))
+        refs = np.array(named, dtype=np.float64)
         nearest = np.linalg.norm(ink_px[:, None, :] - refs[None, :, :], axis=2).argmin(axis=1)
-        counts = np.bincount(nearest, minlength=len(names))
-        ink = {names[i]: counts[i] / len(inner) for i in range(len(names)) if counts[i]}
+        per_colour = np.bincount(nearest, minlength=len(named))
+        for name in palette:
+            count = int(per_colour[named.index(tuple(palette[name]))])
+            if count:
+                ink[name] = count / len(inner)
     surface_rgb: RGB = (int(surface[0]), int(surface[1]), int(surface[2]))
     return CellLook(surface_rgb, relief, len(ink_px) / max(1, len(inner)), ink)
 

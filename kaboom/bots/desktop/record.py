@@ -1,11 +1,18 @@
 """A game's record (every board read, the first and last captures, the clicks) and its check.
 
-``kaboom bot desktop play --record DIR`` writes one folder a game (``DIR/game-001``, …):
+``kaboom bot desktop play --record DIR`` writes one folder a game (``DIR/game-001``, …,
+numbered on after the games already in ``DIR``, so a record is never overwritten):
 
-* ``reads.txt``: every board the bot read, in order, each under a ``read N at T s`` line;
-* ``clicks.txt``: every click, ``T s reveal|flag X Y``;
-* ``first.png`` and ``last.png``: the captures of the first and the last read;
-* ``game.json``: the profile, game id, size, mines, outcome and why it ended.
+* ``reads.txt``: every reading the driver accepted (two captures that agreed, with the
+  open cells' numbers kept), in order, each a ``read N at T s`` line (seconds since the
+  game's start), the board's rows as text and a blank line; the last one is read after
+  the game ended;
+* ``clicks.txt``: every click, ``T s reveal|flag|chord X Y``;
+* ``first.png`` and ``last.png``: the captures (of the window) of the first and the last
+  accepted reading;
+* ``game.json``: the profile, the game's record (:meth:`GameRecord.to_json`) and
+  ``grids``, each grid the board was read in (window coordinates, as the captures) from
+  the reading it was first used in.
 
 ``kaboom bot desktop check DIR`` checks a finished game's reads against its final board:
 the layout of the mines is what the final board shows (after a loss every mine is drawn;
@@ -24,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kaboom.bots.desktop.grid import Grid
 from kaboom.solver.position import Cell, Move, MoveKind, neighbours
 
 __all__ = ["Check", "Recorder", "check_game", "game_folders"]
@@ -43,6 +51,7 @@ class Recorder:
         self._start = 0.0
         self._reads = 0
         self._last: np.ndarray | None = None
+        self._grids: list[dict[str, object]] = []
 
     def start(self) -> None:
         """Opens the record of the next game."""
@@ -54,12 +63,16 @@ class Recorder:
         self._start = time.monotonic()
         self._reads = 0
         self._last = None
+        self._grids = []
 
-    def read(self, rows: list[str] | tuple[str, ...], image: np.ndarray) -> None:
-        """Keeps one board read, and its capture if it is the first."""
+    def read(self, rows: list[str] | tuple[str, ...], image: np.ndarray, grid: Grid) -> None:
+        """Keeps one board read, its capture if it is the first, and its grid if it is
+        not the last one's."""
         if self._game is None:
             return
         self._reads += 1
+        if not self._grids or self._grids[-1]["grid"] != _grid_json(grid):
+            self._grids.append({"from_read": self._reads, "grid": _grid_json(grid)})
         with open(self._game / "reads.txt", "a") as f:
             f.write(f"read {self._reads} at {time.monotonic() - self._start:.3f} s\n"
                     + "\n".join(rows) + "\n\n")
@@ -81,8 +94,18 @@ class Recorder:
             return None
         if self._last is not None:
             _save_png(self._last, game / "last.png")
-        (game / "game.json").write_text(json.dumps(summary, indent=1) + "\n")
+        (game / "game.json").write_text(json.dumps({**summary, "grids": self._grids},
+                                                   indent=1) + "\n")
         return game
+
+
+def _grid_json(grid: Grid) -> dict[str, object]:
+    """A grid as JSON: its fields, and every cell's box edges (``x``: the columns' left
+    edges and the last one's right edge; ``y`` likewise), as :meth:`Grid.rect` cuts."""
+    return {"cols": grid.cols, "rows": grid.rows, "left": grid.left, "top": grid.top,
+            "pitch_x": grid.pitch_x, "pitch_y": grid.pitch_y,
+            "x": [grid.rect(i, 0)[0] for i in range(grid.cols)] + [grid.rect(grid.cols - 1, 0)[2]],
+            "y": [grid.rect(0, j)[1] for j in range(grid.rows)] + [grid.rect(0, grid.rows - 1)[3]]}
 
 
 def _save_png(image: np.ndarray, path: Path) -> None:

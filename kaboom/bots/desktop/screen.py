@@ -70,15 +70,25 @@ def connect(name: str, attempts: int = 20) -> display.Display:
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """A top-level window's id, title, class and position on the root window."""
+    """A top-level window's id, title, class and position on the root window.
+
+    A value: :meth:`Screen.refresh` returns a new one when the window moves.
+    """
 
     id: int
+    """The X window id."""
     name: str
+    """Its title (``_NET_WM_NAME``, else ``WM_NAME``)."""
     wm_class: tuple[str, ...]
+    """Its ``WM_CLASS``: the instance and class names, as ``("sgt-mines", "Sgt-mines")``."""
     x: int
+    """The left edge on the screen, in pixels (the root window's coordinates)."""
     y: int
+    """The top edge on the screen, in pixels."""
     width: int
+    """The width in pixels."""
     height: int
+    """The height in pixels."""
 
 
 class Screen:
@@ -112,6 +122,7 @@ class Screen:
         self._connect()
 
     def close(self) -> None:
+        """Closes the X connection and the capture's; a closed screen is not used again."""
         if self._mss is not None:
             self._mss.close()
         self._x.close()
@@ -125,7 +136,7 @@ class Screen:
     # ------------------------------------------------------------------ windows
     def windows(self) -> list[Window]:
         """Every mapped, viewable window of a useful size, depth-first; none when
-        python-xlib failed on the way (see :meth:`_reconnect`): callers look again."""
+        python-xlib failed on the way (the screen then reconnects): callers look again."""
         try:
             return self._walk()
         except AttributeError:

@@ -3,8 +3,10 @@
 This is the reader run alone (``kaboom bot desktop look``), for whoever adds a game: it
 never clicks, and a cell the profile cannot classify is shown, not raised.  When the
 surfaces cannot be told apart, or the board read with them makes no sense, it says
-"unsure" and why, and shows no reading at all.  The report lists each distinct cell
-image once with the statistics its reading came from.
+"unsure" and why, and shows no reading at all.  It tells a board it cannot read from a
+finished one: a lost board (a loss sign, or an ``X`` read) whose mines are read, or not,
+and a board with no covered tile left.  The report lists each distinct cell image once
+with the statistics its reading came from.
 """
 
 from __future__ import annotations
@@ -14,12 +16,18 @@ from pathlib import Path
 
 import numpy as np
 
-from kaboom.bots.desktop.calibration import Calibration, UnsureError, board_problem
+from kaboom.bots.desktop.calibration import (
+    Calibration,
+    NoCoveredTileError,
+    UnsureError,
+    board_problem,
+)
 from kaboom.bots.desktop.grid import Grid
 from kaboom.bots.desktop.look import CellLook, look_at
-from kaboom.bots.desktop.profile import Profile
+from kaboom.bots.desktop.profile import LOST, PLAYING, WON, MinesUnreadError, Profile
 from kaboom.bots.desktop.screen import Window
-from kaboom.solver.position import Cell
+from kaboom.solver.errors import KaboomError
+from kaboom.solver.position import Cell, Position
 
 __all__ = ["UNREAD", "Snapshot", "take_snapshot"]
 
@@ -41,6 +49,14 @@ class Snapshot:
     """Cell -> index of its distinct image (cells with identical pixels share one)."""
     unsure: str | None = None
     """Why nothing was read (the surfaces could not be told apart), or ``None``."""
+    board: str = PLAYING
+    """What the board is, in words: ``playing``, ``lost (…)``, ``won (…)``, ``finished:
+    …`` (no covered tile left to learn from), or ``cannot read: …``."""
+
+    @property
+    def finished(self) -> bool:
+        """Whether the board is a finished game's (read, or refused for that reason)."""
+        return self.board.startswith((LOST, WON, "finished"))
 
     @property
     def rows(self) -> list[str]:
@@ -53,6 +69,7 @@ class Snapshot:
         lines = [f"window {w.name!r} {w.width}x{w.height} at {w.x},{w.y}",
                  f"grid {g.cols}x{g.rows} cells, pitch {g.pitch_x:g}x{g.pitch_y:g} px, "
                  f"first cell at {g.left:g},{g.top:g} in the window"]
+        lines.append(f"board: {self.board}")
         if self.unsure is not None:
             lines.append(f"unsure: {self.unsure}")
         elif self.calibration is not None:
@@ -93,17 +110,20 @@ class Snapshot:
         picture.save(path)
 
 
-def take_snapshot(profile: Profile, window: Window, image: np.ndarray) -> Snapshot:
+def take_snapshot(profile: Profile, window: Window, image: np.ndarray,
+                  game_id: str | None = None) -> Snapshot:
     """Finds the grid in ``image`` (a capture of ``window``), calibrates on it as the
-    profile does and reads every cell.  Raises
+    profile does and reads every cell; ``game_id`` tells the mine count, so a won board
+    is told from one under way.  Raises
     :class:`~kaboom.bots.desktop.grid.GridNotFoundError`."""
     grid = profile.find_grid(image)
     unsure = None
+    no_covered = False
     calibration: Calibration | None = None
     try:
         calibration = profile.calibrate(image, grid)
     except UnsureError as exc:
-        unsure = str(exc)
+        unsure, no_covered = str(exc), isinstance(exc, NoCoveredTileError)
     readings: dict[Cell, str] = {}
     looks: dict[Cell, CellLook] = {}
     kinds: dict[Cell, int] = {}
@@ -124,6 +144,38 @@ def take_snapshot(profile: Profile, window: Window, image: np.ndarray) -> Snapsh
         problem = board_problem(rows, profile.zeros_open_around)
         if problem:
             unsure = f"the board read with these surfaces makes no sense: {problem}"
+    board = _board(profile, image, grid, rows, looks, unsure, no_covered, game_id)
     if unsure is not None:
         readings = dict.fromkeys(readings, UNREAD)
-    return Snapshot(window, image, grid, calibration, readings, looks, kinds, unsure)
+    return Snapshot(window, image, grid, calibration, readings, looks, kinds, unsure, board)
+
+
+def _board(profile: Profile, image: np.ndarray, grid: Grid, rows: list[str],
+           looks: dict[Cell, CellLook], unsure: str | None, no_covered: bool,
+           game_id: str | None) -> str:
+    """What the board is, from what was read and the loss sign (:attr:`Snapshot.board`)."""
+    if no_covered:
+        return ("finished: no covered tile is left (every cell open, or open and mines); "
+                "the reader learns the covered tiles' look from a board that has some, so "
+                "look at one under way")
+    sign = profile.loss_sign(image, grid)
+    if unsure is not None:
+        return f"{LOST} ({sign}), and unsure" if sign else f"cannot read: unsure ({unsure})"
+    unread = [(x, y) for y, row in enumerate(rows) for x, ch in enumerate(row) if ch == UNREAD]
+    if unread:
+        if sign:
+            mines = sum(row.count("*") + row.count("X") for row in rows)
+            return f"{LOST} ({sign}); {MinesUnreadError(unread, looks[unread[0]], sign, mines).why}"
+        return f"cannot read: {len(unread)} cells classify does not know (shown {UNREAD})"
+    exploded = next(((x, y) for y, row in enumerate(rows) for x, ch in enumerate(row)
+                     if ch == "X"), None)
+    if sign or exploded:
+        return f"{LOST} ({sign or f'cell {exploded} reads X'})"
+    try:
+        mines = profile.mine_count(game_id, grid.cols, grid.rows)
+        outcome = profile.outcome(Position.from_rows(rows, mines))
+    except (ValueError, KaboomError):  # no count for this size, or no such board
+        return f"{PLAYING} (or won: no mine count to tell; pass --game-id)"
+    if outcome == WON:
+        return f"{WON} (the cells still covered are the {mines} mines)"
+    return outcome

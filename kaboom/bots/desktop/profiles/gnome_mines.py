@@ -59,6 +59,7 @@ _NUMBERS = {str(n): _hex(c) for n, c in enumerate(
 class GnomeMines(Profile):
     """``gnome-mines`` 40 from Debian, default theme."""
 
+    contract = 3
     name = "gnome-mines"
     window_pattern = r"^gnome-mines$"
     stable_gap = 0.03
@@ -111,7 +112,8 @@ class GnomeMines(Profile):
 
     def new_game(self, pointer: Pointer, window: Window, image: np.ndarray,
                  grid: Grid | None) -> None:
-        pointer.key("Control_L", "n")
+        # "Restart game with current settings"; its Ctrl+N shows the size chooser
+        pointer.key("Control_L", "r")
 
     def find_grid(self, image: np.ndarray) -> Grid:
         # Open squares are barely darker than the gaps between squares, so a board

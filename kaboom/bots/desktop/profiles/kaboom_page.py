@@ -52,6 +52,7 @@ def _hex(code: str) -> RGB:
 class KaboomPage(Profile):
     """Kaboom's web page (``kaboom/web/``) in ``chromium --app``."""
 
+    contract = 3
     name = "kaboom-page"
     window_pattern = r"^Kaboom\b"
     outside_guess = False

@@ -49,11 +49,12 @@ def encode_layout(width: int, height: int, mines: set[tuple[int, int]] | frozens
 class SgtMines(Profile):
     """``sgt-mines`` from the sgt-puzzles package."""
 
+    contract = 3
     name = "sgt-mines"
     window_pattern = r"^sgt-mines$"
     stable_gap = 0.02  # GTK paints a move in one go
     raised_tiles = True
-    exploded = (255, 0, 0)  # the square of the mine stepped on
+    exploded: ClassVar[RGB | None] = (255, 0, 0)  # the square of the mine stepped on
     palette: ClassVar[Mapping[str, RGB]] = {
         "1": (0, 0, 255), "2": (0, 128, 0), "3": (255, 0, 0), "4": (0, 0, 128),
         "5": (128, 0, 0), "6": (0, 128, 128), "7": (0, 0, 0), "8": (128, 128, 128),
