@@ -13,10 +13,13 @@ class Budget:
     """A deadline on the monotonic clock; ``Budget(None)`` never runs out."""
 
     seconds: float | None
+    """The time allowed, from :attr:`start`; ``None`` for no limit."""
     start: float = field(default_factory=time.monotonic)
+    """When the budget began, on :func:`time.monotonic`'s clock."""
 
     @property
     def deadline(self) -> float | None:
+        """When the budget runs out, on :func:`time.monotonic`'s clock (``None``: never)."""
         return None if self.seconds is None else self.start + self.seconds
 
     def remaining(self) -> float | None:
@@ -26,10 +29,12 @@ class Budget:
         return max(0.0, self.start + self.seconds - time.monotonic())
 
     def expired(self) -> bool:
+        """Whether the time is up (never, for an unlimited budget)."""
         left = self.remaining()
         return left is not None and left <= 0.0
 
     def elapsed(self) -> float:
+        """Seconds since the budget began."""
         return time.monotonic() - self.start
 
     def share(self, fraction: float) -> Budget:
