@@ -43,7 +43,7 @@ from kaboom.bots.desktop.profile import (
 )
 from kaboom.bots.desktop.record import Recorder
 from kaboom.bots.desktop.screen import Screen, Window, WindowNotFoundError
-from kaboom.solver.errors import KaboomError
+from kaboom.solver import Decision, KaboomError
 from kaboom.solver.position import Move, MoveKind, Position
 from kaboom.solver.session import Solver
 
@@ -170,6 +170,27 @@ def nearest_first(moves: list[Move], start: tuple[float, float],
         tour.append(nxt)
         here = centre(nxt.x, nxt.y)
     return tour
+
+
+@dataclass(slots=True)
+class _Progress:
+    """One game's play so far: the board last read and what a :class:`GameRecord`
+    counts."""
+
+    position: Position
+    clicks: int = 0
+    turns: int = 0
+    rereads: int = 0
+    guesses: int = 0
+    confused: int = 0
+    """Readings in a row that contradicted themselves."""
+    stalled: int = 0
+    """Batches of clicks in a row that left the board unchanged."""
+    thinking: float = 0.0
+    certain: bool = True
+    """Whether the last decision was certain (a loss on one suggests a misread)."""
+    last: tuple[Position, list[Move]] | None = None
+    """The last turn's board and moves."""
 
 
 class DesktopSession:
@@ -549,72 +570,12 @@ class DesktopSession:
         """
         if self.recorder is not None:
             self.recorder.start()
-        position = self.start(game_id, index)
-        # one solver a game: it keeps the frontier between turns, and a reading that does
-        # not follow from the last one (a misread, a new game) only starts it over
-        solver = Solver(self.solver_profile, outside_guess=self.profile.outside_guess)
+        game = _Progress(self.start(game_id, index))
         started = time.monotonic()
-        clicks = turns = rereads = guesses = confused = stalled = 0
-        thinking = 0.0
-        certain = True
-        won = False
         error = note = None
-        last: tuple[Position, list[Move]] | None = None
         try:
-            while turns < max_turns:
-                if self.profile.outcome(position) != PLAYING or self.loss is not None:
-                    break
-                t0 = time.monotonic()
-                try:
-                    decision = solver.decide(position, flag_mines=self.flag_mines)
-                except KaboomError as exc:  # the reading contradicts itself: look again
-                    log.warning("inconsistent reading (%s); re-reading", exc)
-                    rereads += 1
-                    confused += 1
-                    if confused % 5 == 0:
-                        self._dump(self.relocate(), f"inconsistent: {exc}\n{position}")
-                    if confused >= 20:
-                        raise ScreenReadError(
-                            f"the board keeps reading inconsistent ({exc}) with {self.mines} "
-                            "mines; if that count is wrong, pass it (--mines)") from exc
-                    time.sleep(0.1)
-                    position = self._read_again()
-                    continue
-                confused = 0
-                thinking += time.monotonic() - t0
-                if not decision.moves:
-                    break
-                guesses += 0 if decision.certain else 1
-                certain = decision.certain
-                moves = nearest_first(list(decision.moves), self.pointer.position,
-                                      self._screen_centre)
-                turns += 1
-                last = (position, moves)
-                try:
-                    for n, move in enumerate(moves):
-                        self.click(move, first=n == 0)
-                        clicks += 1
-                    try:
-                        position, ok = self._verify(position, moves)
-                    except (BoardHiddenError, LostUnreadError, UnsureReadError):
-                        raise
-                    except ScreenReadError:
-                        position, ok = self._read_again(), False
-                except BoardHiddenError as exc:
-                    if exc.by_game and self._loss_window(exc.windows) is None and \
-                            _may_complete(position, moves, self.profile.zeros_open_around):
-                        log.info("won: %s", exc)  # the game's own "you won" dialog
-                        won = True
-                        break
-                    raise
-                rereads += 0 if ok else 1
-                stalled = 0 if ok or position.rows != last[0].rows else stalled + 1
-                if stalled >= self.stall:
-                    raise ScreenReadError(
-                        f"{stalled} batches of clicks in a row left the board unchanged: "
-                        "the game does not take clicks (a page of a game you are not "
-                        "the player of, or a dialog in the way?)")
-            outcome = WON if won else self.profile.outcome(position)
+            won = self._play_turns(game, max_turns)
+            outcome = WON if won else self.profile.outcome(game.position)
             if outcome == PLAYING and self.loss is not None:
                 outcome, note = LOST, f"the board shows a loss ({self.loss}) but no cell reads 'X'"
         except LostUnreadError as exc:
@@ -630,18 +591,97 @@ class DesktopSession:
         except (ScreenReadError, WindowNotFoundError) as exc:
             log.error("giving up on this game: %s", exc)
             outcome, error = ERROR, str(exc)
-        if outcome == LOST and certain and last is not None:  # a proven move lost: misread?
+        if outcome == LOST and game.certain and game.last is not None:  # a proven move lost
             assert self.window is not None
             with contextlib.suppress(WindowNotFoundError):
                 self._dump(self.screen.capture_window(self.window),
-                           f"lost on a proven move: {[str(m) for m in last[1]]}\n{last[0]}")
-        seconds = time.monotonic() - started
-        record = GameRecord(self.game_id, outcome, position.width, position.height,
-                            position.mines, clicks, turns, rereads, guesses, seconds, thinking,
-                            certain, position.rows, error, note)
+                           f"lost on a proven move: {[str(m) for m in game.last[1]]}"
+                           f"\n{game.last[0]}")
+        p = game.position
+        record = GameRecord(self.game_id, outcome, p.width, p.height, p.mines, game.clicks,
+                            game.turns, game.rereads, game.guesses,
+                            time.monotonic() - started, game.thinking, game.certain, p.rows,
+                            error, note)
         if self.recorder is not None:
             self._finish_record(record)
         return record
+
+    def _play_turns(self, game: _Progress, max_turns: int) -> bool:
+        """Decides and clicks until the game ends (or ``max_turns``); whether it ended in
+        the game's own "you won" dialog over the board."""
+        # one solver a game: it keeps the frontier between turns, and a reading that does
+        # not follow from the last one (a misread, a new game) only starts it over
+        solver = Solver(self.solver_profile, outside_guess=self.profile.outside_guess)
+        while game.turns < max_turns:
+            if self.profile.outcome(game.position) != PLAYING or self.loss is not None:
+                return False
+            t0 = time.monotonic()
+            decision = self._decide(solver, game)
+            if decision is None:
+                continue
+            game.thinking += time.monotonic() - t0
+            if not decision.moves:
+                return False
+            game.guesses += 0 if decision.certain else 1
+            game.certain = decision.certain
+            moves = nearest_first(list(decision.moves), self.pointer.position,
+                                  self._screen_centre)
+            game.turns += 1
+            game.last = (game.position, moves)
+            if self._click_and_read(game, moves):
+                return True
+        return False
+
+    def _decide(self, solver: Solver, game: _Progress) -> Decision | None:
+        """The solver's decision on the board read, or ``None`` after reading the board
+        again because the reading contradicts itself (a misread)."""
+        try:
+            decision = solver.decide(game.position, flag_mines=self.flag_mines)
+        except KaboomError as exc:  # the reading contradicts itself: look again
+            log.warning("inconsistent reading (%s); re-reading", exc)
+            game.rereads += 1
+            game.confused += 1
+            if game.confused % 5 == 0:
+                self._dump(self.relocate(), f"inconsistent: {exc}\n{game.position}")
+            if game.confused >= 20:
+                raise ScreenReadError(
+                    f"the board keeps reading inconsistent ({exc}) with {self.mines} "
+                    "mines; if that count is wrong, pass it (--mines)") from exc
+            time.sleep(0.1)
+            game.position = self._read_again()
+            return None
+        game.confused = 0
+        return decision
+
+    def _click_and_read(self, game: _Progress, moves: list[Move]) -> bool:
+        """Clicks a turn's moves and reads the board they leave; whether the game's own
+        "you won" dialog came over the board (a win).  Raises when batches of clicks
+        keep leaving the board unchanged."""
+        before = game.position
+        try:
+            for n, move in enumerate(moves):
+                self.click(move, first=n == 0)
+                game.clicks += 1
+            try:
+                game.position, ok = self._verify(before, moves)
+            except (BoardHiddenError, LostUnreadError, UnsureReadError):
+                raise
+            except ScreenReadError:
+                game.position, ok = self._read_again(), False
+        except BoardHiddenError as exc:
+            if exc.by_game and self._loss_window(exc.windows) is None and \
+                    _may_complete(before, moves, self.profile.zeros_open_around):
+                log.info("won: %s", exc)  # the game's own "you won" dialog
+                return True
+            raise
+        game.rereads += 0 if ok else 1
+        game.stalled = 0 if ok or game.position.rows != before.rows else game.stalled + 1
+        if game.stalled >= self.stall:
+            raise ScreenReadError(
+                f"{game.stalled} batches of clicks in a row left the board unchanged: "
+                "the game does not take clicks (a page of a game you are not "
+                "the player of, or a dialog in the way?)")
+        return False
 
     def _loss_window(self, windows: tuple[Window, ...]) -> Window | None:
         """The window among ``windows`` that says the game is lost
