@@ -50,8 +50,8 @@ from kaboom.solver.bench.machine import machine
 from kaboom.solver.bench.results import ResultsFileError, SeedLog
 from kaboom.solver.bench.runner import game_seed, play_out
 from kaboom.solver.position import Cell, FirstClick, GameStatus, Position
-from kaboom.solver.probability import sample_layout
 from kaboom.solver.profiles import profile_spec
+from kaboom.solver.sampling import sample_layout
 from kaboom.solver.session import Solver
 from kaboom.solver.simulator import SimulatedGame, preset
 

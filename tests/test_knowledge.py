@@ -39,7 +39,7 @@ def test_classify_with_sat_mine_bounds_equals_enumeration(
     position = make_position(params)
     expected = oracle.statuses(position)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(knowledge_module, "_BOUNDS_STATES", 0)
+        mp.setattr(knowledge_module, "_BOUNDS_NODES", 0)
         knowledge = classify(position, encoding=encoding)
     assert knowledge.complete
     assert {c: knowledge.status(c).value for c in expected} == expected, position.to_text()

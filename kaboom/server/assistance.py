@@ -13,6 +13,7 @@ from kaboom.server.game import Game, Referee
 from kaboom.server.players import check_player
 from kaboom.solver.analysis import Analysis, analyse, easiest_proof
 from kaboom.solver.budget import Budget
+from kaboom.solver.counting import probabilities
 from kaboom.solver.errors import (
     BudgetExceededError,
     IllegalMoveError,
@@ -21,7 +22,6 @@ from kaboom.solver.errors import (
     NoProofError,
 )
 from kaboom.solver.position import Cell, GameStatus, row_major
-from kaboom.solver.probability import probabilities
 from kaboom.solver.proof import Proof, prove
 
 if TYPE_CHECKING:

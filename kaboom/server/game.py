@@ -17,6 +17,7 @@ from typing import Literal
 
 from kaboom.solver.budget import Budget
 from kaboom.solver.cache import CachePool
+from kaboom.solver.counting import LayoutCounter
 from kaboom.solver.errors import (
     BudgetExceededError,
     IllegalMoveError,
@@ -36,7 +37,7 @@ from kaboom.solver.position import (
     Position,
     neighbours,
 )
-from kaboom.solver.probability import LayoutCounter, draw_layout
+from kaboom.solver.sampling import draw_layout
 
 __all__ = ["Game", "Referee", "Rules", "Step"]
 

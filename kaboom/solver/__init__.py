@@ -16,6 +16,7 @@ It never imports a web, HTTP or screen library; the server and the bots build on
 from kaboom.solver.advisor import Decision, decide, decide_rows
 from kaboom.solver.analysis import Analysis, analyse
 from kaboom.solver.contradiction import Contradiction, why_impossible
+from kaboom.solver.counting import Probabilities, probabilities
 from kaboom.solver.errors import (
     BudgetExceededError,
     IllegalMoveError,
@@ -26,8 +27,8 @@ from kaboom.solver.errors import (
 from kaboom.solver.knowledge import CountEncoding, Knowledge, KnowledgeEngine, Status, classify
 from kaboom.solver.link import from_link, to_link
 from kaboom.solver.position import Cell, CellState, Move, MoveKind, Position
-from kaboom.solver.probability import Probabilities, probabilities, sample_layout
 from kaboom.solver.proof import Proof, prove
+from kaboom.solver.sampling import sample_layout
 from kaboom.solver.session import Solver
 from kaboom.solver.simulator import PRESETS, SimulatedGame
 

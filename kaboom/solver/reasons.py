@@ -9,7 +9,7 @@ end).  Without the count a SAT core minimised by deletion
 finds the set (:func:`kaboom.solver.knowledge.minimal_conflict`); with the count,
 dropping one number often leaves a pigeonhole-like query that a SAT solver settles only
 after minutes, so :func:`minimise_with_count` counts layouts per component by mine
-number instead, as the probabilities do.
+number instead, with the engine that counts every layout (:mod:`kaboom.solver.counting`).
 """
 
 from __future__ import annotations
@@ -18,26 +18,39 @@ import functools
 from collections.abc import Mapping, Sequence
 
 from kaboom.solver.budget import Budget
+from kaboom.solver.counting import TooBig, mine_totals
 from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
 from kaboom.solver.frontier import Constraint, components, fold_constraints
 from kaboom.solver.knowledge import Conflict
 from kaboom.solver.position import Cell, Position, covered_count
-from kaboom.solver.probability import count_component
 
 __all__ = [
-    "COUNT_STATES",
+    "COUNT_NODES",
     "count_allows",
     "join_words",
     "mines_text",
     "minimise_with_count",
     "number_constraint",
     "numbers_near",
+    "possible_totals",
     "xy",
 ]
 
-COUNT_STATES = 200_000
-"""Counting states a component may take in :func:`count_allows` before a number is kept
+COUNT_NODES = 200_000
+"""Search nodes a component may take in :func:`count_allows` before a number is kept
 unchecked (the reason then says it may not be minimal)."""
+
+
+def possible_totals(constraints: Sequence[Constraint], budget: Budget | None) -> frozenset[int]:
+    """Every number of mines the cells of one component's ``constraints`` can hold
+    (none when they cannot all hold).  Raises :class:`BudgetExceededError` past
+    :data:`COUNT_NODES` or when the budget has run out."""
+    if budget is not None and budget.expired():
+        raise BudgetExceededError("no time left to count the layouts")
+    try:
+        return mine_totals(constraints, COUNT_NODES)
+    except TooBig:
+        raise BudgetExceededError("a component is too wide to count") from None
 
 
 def number_constraint(position: Position, c: Cell) -> Constraint | None:
@@ -103,17 +116,16 @@ def count_allows(
     """Whether ``numbers`` and the mine count allow ``claim`` (cells that are mines,
     ``True``, or safe): some mine total of the numbers' cells leaves the rest of the
     covered cells room for the mines that are left.  ``counts`` keeps each component's
-    totals between calls.  Raises :class:`BudgetExceededError` when a component has
-    more than :data:`COUNT_STATES` states or the budget runs out."""
+    totals between calls.  Raises :class:`BudgetExceededError` when a component takes
+    more than :data:`COUNT_NODES` search nodes or the budget runs out."""
     counts = {} if counts is None else counts
     try:
         folded = fold_constraints(numbers, claim)
         totals = 1  # bit t set: t mines among the numbers' cells is possible
-        for cells, cons in components(folded):
+        for _, cons in components(folded):
             key = tuple(sorted(cons, key=lambda c: c.cells))
             if key not in counts:
-                counts[key] = frozenset(
-                    count_component(cells, cons, budget, limit=COUNT_STATES).counts)
+                counts[key] = possible_totals(cons, budget)
             totals = functools.reduce(lambda acc, k: acc | (totals << k), counts[key], 0)
     except InvalidPositionError:
         return False
