@@ -17,6 +17,7 @@ from typing import Literal
 
 from kaboom.solver.budget import Budget
 from kaboom.solver.cache import CachePool
+from kaboom.solver.cnf import CountEncoding
 from kaboom.solver.counting import LayoutCounter
 from kaboom.solver.errors import (
     BudgetExceededError,
@@ -25,7 +26,7 @@ from kaboom.solver.errors import (
     InvalidPositionError,
 )
 from kaboom.solver.frontier import Frontier
-from kaboom.solver.knowledge import CountEncoding, KnowledgeEngine, Status, random_layout
+from kaboom.solver.knowledge import KnowledgeEngine, Status
 from kaboom.solver.position import (
     COVERED_CHARS,
     Cell,
@@ -37,7 +38,7 @@ from kaboom.solver.position import (
     Position,
     neighbours,
 )
-from kaboom.solver.sampling import draw_layout
+from kaboom.solver.sampling import draw_layout, random_layout
 
 __all__ = ["Game", "Referee", "Rules", "Step"]
 

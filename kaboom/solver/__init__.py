@@ -15,6 +15,7 @@ It never imports a web, HTTP or screen library; the server and the bots build on
 
 from kaboom.solver.advisor import Decision, decide, decide_rows
 from kaboom.solver.analysis import Analysis, analyse
+from kaboom.solver.cnf import CountEncoding
 from kaboom.solver.contradiction import Contradiction, why_impossible
 from kaboom.solver.counting import Probabilities, probabilities
 from kaboom.solver.errors import (
@@ -24,7 +25,7 @@ from kaboom.solver.errors import (
     InvalidPositionError,
     KaboomError,
 )
-from kaboom.solver.knowledge import CountEncoding, Knowledge, KnowledgeEngine, Status, classify
+from kaboom.solver.knowledge import Knowledge, KnowledgeEngine, Status, classify
 from kaboom.solver.link import from_link, to_link
 from kaboom.solver.position import Cell, CellState, Move, MoveKind, Position
 from kaboom.solver.proof import Proof, prove

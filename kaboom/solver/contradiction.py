@@ -18,11 +18,12 @@ from typing import NamedTuple
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import BudgetExceededError
 from kaboom.solver.frontier import Constraint, components
-from kaboom.solver.knowledge import Conflict, minimal_conflict
 from kaboom.solver.position import Cell, Position, covered_count, row_major
 from kaboom.solver.reasons import (
+    Conflict,
     join_words,
     mines_text,
+    minimal_conflict,
     minimise_with_count,
     number_constraint,
     possible_totals,

@@ -1,4 +1,5 @@
-"""Layouts drawn uniformly at random from a position's exact counts.
+"""Random layouts of a position: drawn uniformly from its exact counts, or by the SAT
+solver when counting is too large.
 
 Every layout consistent with the position is equally likely: the components' mine
 counts are drawn jointly with the outside's, each combination as often as the layouts
@@ -21,6 +22,7 @@ from collections.abc import Set as AbstractSet
 import numpy as np
 
 from kaboom.solver.budget import Budget
+from kaboom.solver.cnf import CountEncoding, OutOfTime, SatSolver
 from kaboom.solver.counting import (
     MAX_NODES,
     Combination,
@@ -29,11 +31,19 @@ from kaboom.solver.counting import (
     TooBig,
     combination,
 )
-from kaboom.solver.errors import BudgetExceededError
-from kaboom.solver.frontier import Frontier
+from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
+from kaboom.solver.frontier import Frontier, frontier_of
 from kaboom.solver.position import Cell, Position
 
-__all__ = ["LISTED", "Layout", "LayoutSampler", "draw_layout", "sample_layout", "sampler"]
+__all__ = [
+    "LISTED",
+    "Layout",
+    "LayoutSampler",
+    "draw_layout",
+    "random_layout",
+    "sample_layout",
+    "sampler",
+]
 
 LISTED = 200_000
 """Solutions (as mines per class) a component may list to be drawn from; past it, or
@@ -227,3 +237,43 @@ def sample_layout(
     """Draws one consistent layout uniformly at random; returns all its mine cells."""
     return sampler(position, fixed=fixed, known=known, budget=budget,
                    counter=counter).sample(rng)
+
+
+def random_layout(
+    position: Position,
+    rng: random.Random,
+    *,
+    fixed: Mapping[Cell, bool] | None = None,
+    known: Mapping[Cell, bool] | None = None,
+    encoding: CountEncoding = CountEncoding.TOTALIZER,
+    budget: Budget | None = None,
+    base: Frontier | None = None,
+) -> frozenset[Cell]:
+    """Finds one consistent layout with randomised solver phases; returns its mines.
+
+    The fallback when exact counting is too large: every layout it returns is
+    consistent, but they are not drawn uniformly.  ``base`` may pass the frontier of
+    ``position`` (saves a board scan).  Raises :class:`InvalidPositionError` when no
+    layout agrees with ``fixed``, :class:`BudgetExceededError` on timeout.
+    """
+    budget = budget or Budget(None)
+    merged = {**(known or {}), **(fixed or {})}
+    fr = base.fold(merged) if base is not None else frontier_of(position, merged)
+    outside = fr.outside_count
+    low, high, n = max(0, fr.mines_left - outside), fr.mines_left, len(fr.cells)
+    with SatSolver(fr.cells, encoding, budget, bound=max(high, n - low) + 1) as sat:
+        try:
+            sat.add_all(fr.constraints)
+            sat.add_count(low, high)
+            density = fr.mines_left / max(1, n + outside)
+            sat.solver.set_phases([v if rng.random() < density else -v for v in range(1, n + 1)])
+            model = sat.solve([])
+        except OutOfTime:
+            raise BudgetExceededError("no layout found within the time budget") from None
+    if model is None:
+        raise InvalidPositionError("no layout fits the numbers and the mine count")
+    mines = {c for c, m in fr.known.items() if m}
+    mines.update(c for c, v in zip(fr.cells, model) if v > 0)
+    rest = fr.mines_left - sum(1 for v in model[: len(fr.cells)] if v > 0)
+    mines.update(fr.outside_cell(i) for i in rng.sample(range(outside), rest))
+    return frozenset(mines)
