@@ -32,12 +32,8 @@ import sys
 import time
 from pathlib import Path
 
-from kaboom.solver.analysis import analyse
+from kaboom.solver import Budget, Position, SimulatedGame, Solver, analyse, parse_board
 from kaboom.solver.bench.machine import machine
-from kaboom.solver.budget import Budget
-from kaboom.solver.position import Position
-from kaboom.solver.session import Solver
-from kaboom.solver.simulator import SimulatedGame, parse_board
 
 from proof_time import percentile
 

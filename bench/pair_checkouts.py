@@ -32,9 +32,9 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from kaboom.solver import preset
 from kaboom.solver.bench.machine import machine
 from kaboom.solver.bench.runner import game_seed
-from kaboom.solver.simulator import preset
 
 # Runs in a checkout's own environment: reads seeds, plays each game, answers
 # [cpu seconds, won] (with --moves: and decisions, guesses, digest).  Only names that

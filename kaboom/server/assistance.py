@@ -11,18 +11,23 @@ from typing import TYPE_CHECKING, Literal
 
 from kaboom.server.game import Game, Referee
 from kaboom.server.players import check_player
-from kaboom.solver.analysis import Analysis, analyse, easiest_proof
-from kaboom.solver.budget import Budget
-from kaboom.solver.counting import probabilities
-from kaboom.solver.errors import (
+from kaboom.solver import (
+    Analysis,
+    Budget,
     BudgetExceededError,
+    Cell,
+    GameStatus,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
     NoProofError,
+    Proof,
+    analyse,
+    easiest_proof,
+    probabilities,
+    prove,
 )
-from kaboom.solver.position import Cell, GameStatus, row_major
-from kaboom.solver.proof import Proof, prove
+from kaboom.solver.position import row_major
 
 if TYPE_CHECKING:
     from kaboom.server.service import GameService

@@ -25,7 +25,7 @@ from kaboom.server.routes import analyser as analyser_page
 from kaboom.server.routes import api, events, pages, play
 from kaboom.server.service import GameService
 from kaboom.server.store import open_store
-from kaboom.solver.errors import KaboomError
+from kaboom.solver import KaboomError
 
 __all__ = ["create_app"]
 

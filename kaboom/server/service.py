@@ -41,10 +41,7 @@ from kaboom.server.metrics import (
 from kaboom.server.players import Players, check_player, token_hash
 from kaboom.server.store import GameStore, same_game
 from kaboom.server.watcher import Watcher
-from kaboom.solver.budget import Budget
-from kaboom.solver.cache import CachePool
-from kaboom.solver.errors import BudgetExceededError, IllegalMoveError
-from kaboom.solver.position import GameStatus, Move
+from kaboom.solver import Budget, BudgetExceededError, CachePool, GameStatus, IllegalMoveError, Move
 
 __all__ = ["GameService"]
 

@@ -33,8 +33,7 @@ from kaboom.server.errors import (
     StoreUnavailableError,
 )
 from kaboom.server.game import Game, Rules, Step
-from kaboom.solver.errors import KaboomError
-from kaboom.solver.position import GameStatus, Loss, LossReason
+from kaboom.solver import GameStatus, KaboomError, Loss, LossReason
 
 __all__ = [
     "GameStore",

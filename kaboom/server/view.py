@@ -12,11 +12,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from kaboom.server.game import Game
-from kaboom.solver.analysis import Analysis
-from kaboom.solver.link import to_link
-from kaboom.solver.position import COVERED_CHARS, GameStatus, LossReason, Position
-from kaboom.solver.proof import Proof
-from kaboom.solver.simulator import PRESETS
+from kaboom.solver import PRESETS, Analysis, GameStatus, LossReason, Position, Proof, to_link
+from kaboom.solver.position import COVERED_CHARS
 
 __all__ = ["ANALYSER_TOOLS", "PRESET_LABELS", "CellView", "GameView", "PositionView", "Role",
            "cell_label", "cycled", "percent", "position_link", "preset_of", "proof_marks"]

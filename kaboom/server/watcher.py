@@ -14,7 +14,7 @@ import time
 from kaboom.server.game import Game
 from kaboom.server.metrics import LONG_POLLS
 from kaboom.server.store import GameStore
-from kaboom.solver.position import GameStatus
+from kaboom.solver import GameStatus
 
 __all__ = ["Watcher"]
 

@@ -266,16 +266,26 @@ def classify(
     known: Mapping[Cell, bool] | None = None,
     encoding: CountEncoding = CountEncoding.TOTALIZER,
     budget: Budget | None = None,
-    cache: MutableMapping[tuple[Constraint, ...], _Local] | None = None,
 ) -> Knowledge:
     """Classifies every covered cell of ``position`` as safe, mine or unknown.
 
     Uses all open numbers and the total mine count.  ``known`` may pass cells decided on
-    an earlier position of the same game, and ``cache`` the per-component results of
-    earlier calls (a component's local status depends only on its numbers).  Raises
+    an earlier position of the same game (a :class:`KnowledgeEngine` keeps them, and
+    each component's result, between a game's positions).  Raises
     :class:`InvalidPositionError` when no layout fits the position.
     """
-    budget = budget or Budget(None)
+    return _classify(position, known, encoding, budget or Budget(None), None)
+
+
+def _classify(
+    position: Position,
+    known: Mapping[Cell, bool] | None,
+    encoding: CountEncoding,
+    budget: Budget,
+    cache: MutableMapping[tuple[Constraint, ...], _Local] | None,
+) -> Knowledge:
+    """:func:`classify`, with ``cache`` the per-component results of earlier calls (a
+    component's local status depends only on its numbers)."""
     fr = frontier_of(position, known)
     res = _Result()
     for c, m in fr.known.items():
@@ -464,13 +474,8 @@ class KnowledgeEngine:
         )
 
     def classify(self, position: Position, budget: Budget | None = None) -> Knowledge:
-        knowledge = classify(
-            position,
-            known=self.known,
-            encoding=self.encoding,
-            budget=budget,
-            cache=self._components,
-        )
+        knowledge = _classify(position, self.known, self.encoding, budget or Budget(None),
+                              self._components)
         self.known = {c: m for c, m in knowledge.decided().items() if position.is_covered(*c)}
         return knowledge
 

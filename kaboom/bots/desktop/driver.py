@@ -42,9 +42,7 @@ from kaboom.bots.desktop.profile import (
 )
 from kaboom.bots.desktop.record import Recorder
 from kaboom.bots.desktop.screen import Screen, Window, WindowNotFoundError
-from kaboom.solver.errors import KaboomError
-from kaboom.solver.position import Move, MoveKind, Position
-from kaboom.solver.session import Solver
+from kaboom.solver import KaboomError, Move, MoveKind, Position, Solver
 
 __all__ = [
     "ERROR",

@@ -19,7 +19,7 @@ from kaboom.bots.desktop.grid import Grid
 from kaboom.bots.desktop.look import CellLook, look_at
 from kaboom.bots.desktop.profile import Profile
 from kaboom.bots.desktop.screen import Window
-from kaboom.solver.position import Cell
+from kaboom.solver import Cell
 
 __all__ = ["UNREAD", "Snapshot", "take_snapshot"]
 

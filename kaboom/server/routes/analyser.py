@@ -23,13 +23,21 @@ from kaboom.server.routes.fragments import templates
 from kaboom.server.schemas import MAX_SIDE
 from kaboom.server.service import GameService
 from kaboom.server.view import ANALYSER_TOOLS, PositionView, cycled, proof_marks
-from kaboom.solver.analysis import Analysis, analysable, analyse
-from kaboom.solver.budget import Budget
-from kaboom.solver.errors import BudgetExceededError, InvalidPositionError, NoProofError
-from kaboom.solver.link import from_link, to_link
-from kaboom.solver.position import Position
-from kaboom.solver.proof import Proof, prove
-from kaboom.solver.simulator import PRESETS
+from kaboom.solver import (
+    PRESETS,
+    Analysis,
+    Budget,
+    BudgetExceededError,
+    InvalidPositionError,
+    NoProofError,
+    Position,
+    Proof,
+    analysable,
+    analyse,
+    from_link,
+    prove,
+    to_link,
+)
 
 __all__ = ["router"]
 

@@ -46,10 +46,7 @@ from kaboom.server.schemas import (
     ReplayOut,
 )
 from kaboom.server.service import GameService
-from kaboom.solver.analysis import analyse
-from kaboom.solver.budget import Budget
-from kaboom.solver.position import GameStatus, Move, MoveKind
-from kaboom.solver.proof import prove
+from kaboom.solver import Budget, GameStatus, Move, MoveKind, analyse, prove
 
 __all__ = ["analyser", "analysis_turn", "operations", "router"]
 

@@ -19,10 +19,7 @@ from kaboom.server.assets import WEB
 from kaboom.server.game import Game
 from kaboom.server.service import GameService
 from kaboom.server.view import PRESET_LABELS, GameView, Role, changed_cells
-from kaboom.solver.errors import KaboomError
-from kaboom.solver.position import GameStatus
-from kaboom.solver.proof import Proof
-from kaboom.solver.simulator import PRESETS
+from kaboom.solver import PRESETS, GameStatus, KaboomError, Proof
 
 __all__ = ["PARTS", "all_made_by", "cells", "changes", "everything", "game_view", "html",
            "made_by", "part", "templates"]

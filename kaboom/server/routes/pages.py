@@ -33,7 +33,7 @@ from kaboom.server.routes.fragments import game_view, html, part, templates
 from kaboom.server.schemas import NewGame
 from kaboom.server.service import GameService
 from kaboom.server.view import GameView, Role, preset_of
-from kaboom.solver.errors import KaboomError
+from kaboom.solver import KaboomError
 
 __all__ = ["PLAYER_COOKIE", "SETTINGS_COOKIE", "check_same_site", "player_token", "role_of",
            "router"]

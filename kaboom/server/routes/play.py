@@ -36,9 +36,15 @@ from kaboom.server.routes.statistics import noted
 from kaboom.server.schemas import MAX_SIDE, PAGE_MAX
 from kaboom.server.service import GameService
 from kaboom.server.view import GameView, percent
-from kaboom.solver.budget import Budget
-from kaboom.solver.errors import BudgetExceededError, IllegalMoveError, KaboomError
-from kaboom.solver.position import GameStatus, Move, MoveKind
+from kaboom.solver import (
+    Budget,
+    BudgetExceededError,
+    GameStatus,
+    IllegalMoveError,
+    KaboomError,
+    Move,
+    MoveKind,
+)
 
 __all__ = ["router"]
 

@@ -23,7 +23,7 @@ from kaboom.server.routes.fragments import templates
 from kaboom.server.service import GameService
 from kaboom.server.store import GameStore, Tally
 from kaboom.server.view import PRESET_LABELS, GameView
-from kaboom.solver.position import GameStatus
+from kaboom.solver import GameStatus
 
 __all__ = ["BROWSER_COOKIE", "PresetStats", "browser_of", "drawn", "keep_browser", "noted",
            "page_browser"]
