@@ -70,6 +70,7 @@ from kaboom.solver.position import (
 from kaboom.solver.profiles import Profile, find_profile, profile_spec
 from kaboom.solver.proof import Proof, prove
 from kaboom.solver.sampling import (
+    DrawOptions,
     Layout,
     LayoutSampler,
     draw_layout,
@@ -95,6 +96,7 @@ __all__ = [
     "CountEncoding",
     "DecideOptions",
     "Decision",
+    "DrawOptions",
     "FirstClick",
     "Frontier",
     "GameStatus",

@@ -18,6 +18,7 @@ import bisect
 import random
 from collections.abc import Iterator, Mapping
 from collections.abc import Set as AbstractSet
+from typing import TypedDict, Unpack
 
 import numpy as np
 
@@ -37,6 +38,7 @@ from kaboom.solver.position import Cell, Position
 
 __all__ = [
     "LISTED",
+    "DrawOptions",
     "Layout",
     "LayoutSampler",
     "draw_layout",
@@ -209,34 +211,29 @@ def sampler(
     return LayoutSampler(counted, listings)
 
 
-def draw_layout(
-    position: Position,
-    rng: random.Random,
-    *,
-    fixed: Mapping[Cell, bool] | None = None,
-    known: Mapping[Cell, bool] | None = None,
-    budget: Budget | None = None,
-    counter: LayoutCounter | None = None,
-    base: Frontier | None = None,
-) -> Layout:
+class DrawOptions(TypedDict, total=False):
+    """:func:`sampler`'s keyword options, which :func:`draw_layout` and
+    :func:`sample_layout` pass on."""
+
+    fixed: Mapping[Cell, bool] | None
+    known: Mapping[Cell, bool] | None
+    budget: Budget | None
+    counter: LayoutCounter | None
+    base: Frontier | None
+
+
+def draw_layout(position: Position, rng: random.Random, **options: Unpack[DrawOptions]) -> Layout:
     """Draws one consistent layout uniformly at random, deciding outside cells lazily
-    (arguments and exceptions as :func:`sampler`)."""
-    return sampler(position, fixed=fixed, known=known, budget=budget, counter=counter,
-                   base=base).draw(rng)
+    (options and exceptions as :func:`sampler`)."""
+    return sampler(position, **options).draw(rng)
 
 
 def sample_layout(
-    position: Position,
-    rng: random.Random,
-    *,
-    fixed: Mapping[Cell, bool] | None = None,
-    known: Mapping[Cell, bool] | None = None,
-    budget: Budget | None = None,
-    counter: LayoutCounter | None = None,
+    position: Position, rng: random.Random, **options: Unpack[DrawOptions]
 ) -> frozenset[Cell]:
-    """Draws one consistent layout uniformly at random; returns all its mine cells."""
-    return sampler(position, fixed=fixed, known=known, budget=budget,
-                   counter=counter).sample(rng)
+    """Draws one consistent layout uniformly at random; returns all its mine cells
+    (options and exceptions as :func:`sampler`)."""
+    return sampler(position, **options).sample(rng)
 
 
 def random_layout(
