@@ -143,3 +143,21 @@ def test_lazy_layout_stays_uniform_when_asked_adaptively() -> None:
         assert all((c in full) == m for c, m in answers.items())
         seen[full] += 1
     _chi2_ok(seen, all_layouts, draws)
+
+
+def test_a_256x256_board_is_counted_and_drawn_from() -> None:
+    """A 256x256 board from a simulated game (hundreds of components beside 58,000
+    outside cells, whose binomials are cut to their leading bits): its odds add up to
+    the mine count, as expectations do, and a drawn layout fits every number."""
+    from kaboom.solver.knowledge import classify
+    from tests.test_analysis import large_position
+
+    position, _ = large_position(5)
+    known = classify(position).decided()
+    odds = probabilities(position, known=known)
+    assert sum(odds.cells.values()) == pytest.approx(position.mines, rel=1e-9)
+    layout = sampler(position, known=known).sample(random.Random(2))
+    assert len(layout) == position.mines
+    for (x, y), n in position.numbers():
+        assert sum(nb in layout for nb in position.neighbours(x, y)) == n
+    assert not layout & {c for c, m in known.items() if not m}

@@ -407,16 +407,34 @@ def count(
 
 def _combine_work(tables: Sequence[Table], outside: int, mines_left: int, bits: int = 0) -> int:
     """Steps of :func:`combine`: a pass over the possible mine totals per component, each
-    a product with a binomial of about ``outside`` bits (words of 64); cut to ``bits``,
-    a binomial grows by at most ``log2(outside)`` bits a total from the smallest, and
-    the totals run from the components' fewest mines to their most."""
+    a product with a binomial of about ``outside`` bits (words of 64).  Cut to ``bits``,
+    the binomials keep ``bits`` more than their spread over the totals the components
+    can hold, which run from their fewest mines to their most; the products of the
+    components' counts add theirs."""
     if not bits:
         top = min(mines_left, sum(max(t.totals, default=0) for t in tables)) + 1
         return (len(tables) + 1) * top * (outside // 64 + 1)
-    width = sum(max(t.totals, default=0) - min(t.totals, default=0) for t in tables) + 1
+    low = sum(min(t.totals, default=0) for t in tables)
+    high = sum(max(t.totals, default=0) for t in tables)
+    spread = _log2_binomial_spread(outside, max(0, mines_left - high), mines_left - low)
     products = sum(max(t.totals.values(), default=0).bit_length() for t in tables)
-    words = (bits + width * outside.bit_length() + products) // 64 + 1
-    return (len(tables) + 1) * width * words
+    words = (bits + spread + products) // 64 + 1
+    return (len(tables) + 1) * (high - low + 1) * words
+
+
+def _log2_binomial_spread(n: int, low: int, high: int) -> int:
+    """How many bits ``C(n, k)`` spans for ``k`` from ``low`` to ``high`` (log-concave:
+    its least at an end, its most at an end or at ``n / 2``)."""
+    high = min(high, n)
+    if low > high:
+        return 0
+
+    def log2(k: int) -> float:
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(2)
+
+    ends = [log2(low), log2(high)]
+    most = log2(n // 2) if low <= n // 2 <= high else max(ends)
+    return math.ceil(most - min(ends)) + 1
 
 
 def untouched(
