@@ -383,9 +383,6 @@ class Count:
     def safe(self) -> list[Cell]:
         return [c for c, w in self.mine_weight.items() if w == 0]
 
-    def mines(self) -> list[Cell]:
-        return [c for c, w in self.mine_weight.items() if w == self.weight]
-
 
 def count(
     components: Iterable[Sequence[Constraint]],
