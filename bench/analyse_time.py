@@ -3,7 +3,7 @@
 run) on positions from real games.
 
 Usage: python bench/analyse_time.py --games 10 --sizes 30x16/99 100x100/2000 \
-           --json bench/results/analyse_time.json
+           --json bench/results/analyse_time.json [--before CHECKOUT]
 
 Each game is a seeded simulated game (safe first click) played to its end by the solver
 (``Solver("fast")``); up to ``--per-game`` of its positions in play, drawn at random, are
@@ -12,6 +12,12 @@ the server's default analysis budget (``--budget``, 3 s), and timed, on the wall
 and in CPU (on a shared machine the wall clock counts the other processes' turns too).
 Prints the figures with how many analyses were settled in full, had exact probabilities
 and recommended a move, and the machine's load average.
+
+``--before CHECKOUT`` measures that checkout too (with the ``.venv`` that
+``scripts/setup.sh`` makes there), in the same run and on the same positions: one worker
+process in each checkout, both pinned to ``--core``, each position analysed by one and
+then by the other (the first alternating), as ``bench/pair_checkouts.py`` plays games;
+it adds the ratio of the median CPU times (now / before) per board.
 """
 
 from __future__ import annotations
@@ -20,15 +26,14 @@ import argparse
 import json
 import os
 import random
+import statistics
+import subprocess
+import sys
 import time
 from pathlib import Path
 
-from kaboom.solver.analysis import analyse
+from kaboom.solver import Budget, Position, SimulatedGame, Solver, analyse, parse_board
 from kaboom.solver.bench.machine import machine
-from kaboom.solver.budget import Budget
-from kaboom.solver.position import Position
-from kaboom.solver.session import Solver
-from kaboom.solver.simulator import SimulatedGame, parse_board
 
 from proof_time import percentile
 
@@ -51,19 +56,79 @@ def positions(size: str, games: int, per_game: int, seed: int) -> list[Position]
     return out
 
 
+Timing = list[float | bool]
+"""One analysis: wall ms, CPU ms, settled in full, exact, a move recommended."""
+
+
+def timed(position: Position, budget_s: float) -> Timing:
+    start, start_cpu = time.perf_counter(), time.process_time()
+    analysis = analyse(position, Budget(budget_s))
+    return [(time.perf_counter() - start) * 1000, (time.process_time() - start_cpu) * 1000,
+            analysis.complete, analysis.exact, analysis.recommendation is not None]
+
+
+# Runs in a checkout's own environment: reads positions (rows and mines, JSON), analyses
+# each cold, answers its timing.  Budget came to the facade later: the module otherwise.
+_WORKER = """
+import json, sys, time
+from kaboom.solver import Position, analyse
+try:
+    from kaboom.solver import Budget
+except ImportError:
+    from kaboom.solver import Budget
+budget_s = float(sys.argv[1])
+for line in sys.stdin:
+    rows, mines = json.loads(line)
+    position = Position.from_rows(rows, mines)
+    start, start_cpu = time.perf_counter(), time.process_time()
+    a = analyse(position, Budget(budget_s))
+    print(json.dumps([(time.perf_counter() - start) * 1000,
+                      (time.process_time() - start_cpu) * 1000, a.complete, a.exact,
+                      a.recommendation is not None]), flush=True)
+"""
+
+
+class Worker:
+    """One checkout's analysing process, pinned to a core."""
+
+    def __init__(self, checkout: Path, budget_s: float, core: int) -> None:
+        def pin() -> None:
+            os.sched_setaffinity(0, {core})
+
+        self.checkout = checkout
+        self.proc = subprocess.Popen(
+            [str(checkout / ".venv" / "bin" / "python"), "-c", _WORKER, str(budget_s)],
+            cwd=checkout, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+            preexec_fn=pin,
+        )
+
+    def analyse(self, position: Position) -> Timing:
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps([list(position.rows), position.mines]) + "\n")
+        stdin.flush()
+        line = stdout.readline()
+        if not line:
+            sys.exit(f"the worker in {self.checkout} stopped (exit {self.proc.wait()})")
+        got: Timing = json.loads(line)
+        return got
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
 def run(size: str, games: int, per_game: int, seed: int, budget_s: float) -> dict[str, object]:
-    boards = positions(size, games, per_game, seed)
-    times: list[float] = []
-    cpu: list[float] = []
-    complete = exact = recommended = 0
-    for position in boards:
-        start, start_cpu = time.perf_counter(), time.process_time()
-        analysis = analyse(position, Budget(budget_s))
-        times.append((time.perf_counter() - start) * 1000)
-        cpu.append((time.process_time() - start_cpu) * 1000)
-        complete += analysis.complete
-        exact += analysis.exact
-        recommended += analysis.recommendation is not None
+    """The figures of analysing the positions of played games in this process."""
+    found = [timed(p, budget_s) for p in positions(size, games, per_game, seed)]
+    return figures(size, games, budget_s, found)
+
+
+def figures(size: str, games: int, budget_s: float, found: list[Timing]) -> dict[str, object]:
+    times = [float(t[0]) for t in found]
+    cpu = [float(t[1]) for t in found]
+    complete, exact, recommended = (sum(bool(t[i]) for t in found) for i in (2, 3, 4))
     return {
         "size": size,
         "games": games,
@@ -81,6 +146,26 @@ def run(size: str, games: int, per_game: int, seed: int, budget_s: float) -> dic
     }
 
 
+def paired(size: str, games: int, per_game: int, seed: int, budget_s: float,
+           before: Worker, now: Worker) -> list[dict[str, object]]:
+    """Both checkouts' figures on the same positions, alternating which goes first."""
+    boards = positions(size, games, per_game, seed)
+    old: list[Timing] = []
+    new: list[Timing] = []
+    for i, position in enumerate(boards):
+        if i % 2:
+            old.append(before.analyse(position))
+            new.append(now.analyse(position))
+        else:
+            new.append(now.analyse(position))
+            old.append(before.analyse(position))
+    a = {"version": "before", **figures(size, games, budget_s, old)}
+    b = {"version": "now", **figures(size, games, budget_s, new)}
+    b["cpu_p50_ratio"] = round(statistics.median(float(t[1]) for t in new)
+                               / statistics.median(float(t[1]) for t in old), 3)
+    return [a, b]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", default=["30x16/99", "100x100/2000"])
@@ -89,18 +174,38 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=3.0, help="seconds an analysis may take")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json")
+    ap.add_argument("--before", type=Path,
+                    help="also measure the checkout in this folder, paired, in the same run")
+    ap.add_argument("--core", type=int, default=0, help="the core both workers are pinned to")
     args = ap.parse_args()
     where = machine()
     load_before = os.getloadavg()
-    results = []
-    for size in args.sizes:
-        r = run(size, args.games, args.per_game, args.seed, args.budget)
-        results.append(r)
+    results: list[dict[str, object]] = []
+    workers = None
+    if args.before:
+        here = Path(__file__).resolve().parent.parent
+        workers = (Worker(args.before, args.budget, args.core),
+                   Worker(here, args.budget, args.core))
+    try:
+        for size in args.sizes:
+            if workers is None:
+                results.append(run(size, args.games, args.per_game, args.seed, args.budget))
+            else:
+                results += paired(size, args.games, args.per_game, args.seed, args.budget,
+                                  *workers)
+    finally:
+        for w in workers or ():
+            w.close()
+    for r in results:
+        size = r["size"]
+        version = f"{r['version']:>6} " if "version" in r else ""
+        ratio = f"; CPU p50 now/before {r['cpu_p50_ratio']}" if "cpu_p50_ratio" in r else ""
         print(
-            f"{size:>13}: {r['positions']} positions of {r['games']} games, p50 {r['p50_ms']} ms,"
+            f"{version}{size:>13}: {r['positions']} positions of {r['games']} games,"
+            f" p50 {r['p50_ms']} ms,"
             f" p90 {r['p90_ms']} ms, p99 {r['p99_ms']} ms, max {r['max_ms']} ms (CPU p50"
             f" {r['cpu_p50_ms']} ms, p99 {r['cpu_p99_ms']} ms); settled"
-            f" {r['complete']}, exact {r['exact']}, a move {r['recommended']}"
+            f" {r['complete']}, exact {r['exact']}, a move {r['recommended']}{ratio}"
         )
     load = os.getloadavg()
     print(f"load average before {load_before[0]:.2f}, after {load[0]:.2f} (1 min)")

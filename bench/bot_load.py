@@ -34,10 +34,8 @@ from kaboom.bots.base import (
 )
 from kaboom.bots.http import HttpClient
 from kaboom.bots.play_cli import summarize
-from kaboom.solver import PRESETS
+from kaboom.solver import PRESETS, Position, Solver
 from kaboom.solver.bench.machine import machine
-from kaboom.solver.position import Position
-from kaboom.solver.session import Solver
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 
 

@@ -22,9 +22,9 @@ from pathlib import Path
 from kaboom.bots.desktop.driver import DesktopSession
 from kaboom.bots.desktop.profiles.sgt_mines import SgtMines, encode_layout
 from kaboom.bots.desktop.xvfb import virtual_display
+from kaboom.solver import Cell, GameStatus, Move, Position, SimulatedGame, parse_board
 from kaboom.solver.bench.machine import machine
-from kaboom.solver.position import Cell, GameStatus, Move, Position, neighbours
-from kaboom.solver.simulator import SimulatedGame, parse_board
+from kaboom.solver.position import neighbours
 
 SIZES = [(9, 9, 10), (16, 16, 40), (30, 16, 99)]
 TILES = [16, 20, 24, 32]

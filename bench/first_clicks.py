@@ -20,12 +20,17 @@ import multiprocessing
 import statistics
 import time
 
+from kaboom.solver import (
+    CellState,
+    FirstClick,
+    GameStatus,
+    SimulatedGame,
+    Solver,
+    preset,
+    profile_spec,
+)
 from kaboom.solver.bench.machine import machine
 from kaboom.solver.bench.runner import game_seed, play_out, wilson
-from kaboom.solver.position import CellState, FirstClick, GameStatus
-from kaboom.solver.profiles import profile_spec
-from kaboom.solver.session import Solver
-from kaboom.solver.simulator import SimulatedGame, preset
 
 from solver_compare import mcnemar
 

@@ -45,15 +45,21 @@ from typing import Any
 
 from tqdm import tqdm
 
-from kaboom.solver.advisor import decide
+from kaboom.solver import (
+    Cell,
+    FirstClick,
+    GameStatus,
+    Position,
+    SimulatedGame,
+    Solver,
+    decide,
+    preset,
+    profile_spec,
+    sample_layout,
+)
 from kaboom.solver.bench.machine import machine
 from kaboom.solver.bench.results import ResultsFileError, SeedLog
 from kaboom.solver.bench.runner import game_seed, play_out
-from kaboom.solver.position import Cell, FirstClick, GameStatus, Position
-from kaboom.solver.probability import sample_layout
-from kaboom.solver.profiles import profile_spec
-from kaboom.solver.session import Solver
-from kaboom.solver.simulator import SimulatedGame, preset
 
 STAGES = (("early", 350), ("middle", 150), ("late", 0))
 """A guess's stage by its covered cells: more than 350, more than 150, the rest."""

@@ -27,9 +27,8 @@ import json
 import math
 import sys
 
+from kaboom.solver import SimulatedGame, first_cell, preset
 from kaboom.solver.bench.runner import game_seed, wilson
-from kaboom.solver.simulator import SimulatedGame, preset
-from kaboom.solver.strategy import first_cell
 
 from solver_compare import mcnemar
 

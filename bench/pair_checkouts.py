@@ -1,7 +1,7 @@
 """Paired speed of two checkouts of Kaboom: each game played by both, one after the other.
 
 Usage: python bench/pair_checkouts.py OLD NEW [--profile fast --games 4000 \
-           --preset expert --rule sfar --core 0 --seed 3000 --json PATH]
+           --preset expert --rule sfar --core 0 --seed 3000 --json PATH --moves PATH]
 
 OLD and NEW are checkouts, each with the ``.venv`` that ``bash scripts/setup.sh`` makes
 there (a clone of ``main`` at the commit to compare with, say).  One worker process runs
@@ -14,6 +14,11 @@ machine's swings fall on both sides.  Prints the ratio of the median CPU millise
 game (NEW / OLD) over all games and in blocks of ``--block`` games; ``--json`` writes
 them with the machine.  A speed change must not change a move: when the two won
 different games that is reported, and the exit status is 1.
+
+``--moves PATH`` checks that more strictly: each worker also digests every decision of
+the game (its moves, algorithm, certainty and reason, guesses included) after the timed
+loop, and a line a game goes to PATH with both checkouts' result, decisions, guesses
+and digest; any game whose record differs is counted, and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -27,17 +32,45 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from kaboom.solver import preset
 from kaboom.solver.bench.machine import machine
 from kaboom.solver.bench.runner import game_seed
-from kaboom.solver.simulator import preset
 
 # Runs in a checkout's own environment: reads seeds, plays each game, answers
-# [cpu seconds, won].  Only play_game's long-standing signature is used.
+# [cpu seconds, won] (with --moves: and decisions, guesses, digest).  Only names that
+# every checkout since the bench began has are used: play_game's long-standing
+# signature, or the loop it runs, written out with the facade's Solver and SimulatedGame.
 _WORKER = """
-import json, sys
+import hashlib, json, sys, time
+from kaboom.solver import SimulatedGame, Solver
 from kaboom.solver.bench.runner import play_game
-width, height, mines, rule, profile = json.loads(sys.argv[1])
+from kaboom.solver.position import FirstClick, GameStatus
+width, height, mines, rule, profile, record = json.loads(sys.argv[1])
+
+def recorded(seed):
+    game = SimulatedGame(width, height, mines, rule=rule, seed=seed)
+    solver = Solver(profile, first_click=FirstClick(rule))
+    decisions = []
+    cpu = time.process_time()
+    while game.outcome is GameStatus.PLAYING:
+        d = solver.decide(game.position())
+        decisions.append(d)
+        if not d.moves:
+            break
+        game.play_all(d.moves)
+    cpu = time.process_time() - cpu
+    digest = hashlib.sha256()
+    for d in decisions:
+        moves = " ".join(map(str, d.moves))
+        digest.update(f"{d.algorithm}|{d.certain}|{d.reason}|{moves}\\n".encode())
+    guesses = sum(not d.certain for d in decisions)
+    won = game.outcome is GameStatus.WON
+    return [cpu, won, len(decisions), guesses, digest.hexdigest()]
+
 for line in sys.stdin:
+    if record:
+        print(json.dumps(recorded(int(line))), flush=True)
+        continue
     r = play_game(width, height, mines, rule, int(line), profile)
     print(json.dumps([r.cpu_seconds, r.won]), flush=True)
 """
@@ -57,8 +90,9 @@ class Worker:
             preexec_fn=pin,
         )
 
-    def play(self, seed: int) -> tuple[float, bool]:
-        """Plays one game; its CPU milliseconds and whether it was won."""
+    def play(self, seed: int) -> tuple[float, bool, list[object]]:
+        """Plays one game; its CPU milliseconds, whether it was won, and its record (the
+        result, decisions, guesses and digest of every decision; with ``--moves`` only)."""
         stdin, stdout = self.proc.stdin, self.proc.stdout
         assert stdin is not None and stdout is not None
         stdin.write(f"{seed}\n")
@@ -66,8 +100,8 @@ class Worker:
         line = stdout.readline()
         if not line:
             sys.exit(f"the worker in {self.checkout} stopped (exit {self.proc.wait()})")
-        cpu, won = json.loads(line)
-        return 1000 * float(cpu), bool(won)
+        cpu, won, *record = json.loads(line)
+        return 1000 * float(cpu), bool(won), [won, *record]
 
     def close(self) -> None:
         stdin: IO[str] | None = self.proc.stdin
@@ -100,17 +134,20 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=3000)
     ap.add_argument("--core", type=int, default=0)
     ap.add_argument("--json")
+    ap.add_argument("--moves", type=Path,
+                    help="also compare every decision of every game; a line a game here")
     args = ap.parse_args()
     for checkout in (args.old, args.new):
         if not (checkout / ".venv" / "bin" / "python").exists():
             ap.error(f"{checkout} has no .venv: run 'bash scripts/setup.sh' there first")
     width, height, mines = preset(args.preset)
-    setup: list[object] = [width, height, mines, args.rule, args.profile]
+    setup: list[object] = [width, height, mines, args.rule, args.profile, bool(args.moves)]
     before = machine()
     old_w, new_w = Worker(args.old, setup, args.core), Worker(args.new, setup, args.core)
     old: list[float] = []
     new: list[float] = []
-    differ = 0
+    differ = moves_differ = 0
+    records = args.moves.open("w") if args.moves else None
     try:
         for i in range(-args.warmup, args.games):
             seed = game_seed(args.seed, i + args.warmup)
@@ -122,6 +159,10 @@ def main() -> int:
             old.append(o[0])
             new.append(n[0])
             differ += o[1] != n[1]
+            if records is not None:
+                moves_differ += o[2] != n[2]
+                records.write(json.dumps({"seed": seed, "old": o[2], "new": n[2],
+                                          "same": o[2] == n[2]}) + "\n")
             if len(old) % args.block == 0:
                 print(f"games {len(old) - args.block + 1}-{len(old)}: median old "
                       f"{statistics.median(old[-args.block:]):.2f} ms, new "
@@ -130,6 +171,8 @@ def main() -> int:
     finally:
         old_w.close()
         new_w.close()
+        if records is not None:
+            records.close()
     after = machine()
     blocks = [ratio(new[k:k + args.block], old[k:k + args.block])
               for k in range(0, len(old) - args.block + 1, args.block)]
@@ -140,6 +183,7 @@ def main() -> int:
         "old_ms_median": statistics.median(old), "new_ms_median": statistics.median(new),
         "ratio": ratio(new, old), "mean_ratio": sum(new) / sum(old),
         "block_ratios": blocks, "outcomes_differ": differ,
+        "moves_compared": bool(args.moves), "games_whose_moves_differ": moves_differ,
         "machine_before": before, "machine_after": after,
     }
     print(f"{args.profile}, {len(old)} games: median old {summary['old_ms_median']:.2f} ms, "
@@ -147,8 +191,14 @@ def main() -> int:
           f"{summary['mean_ratio']:.3f}; blocks {min(blocks, default=0):.3f}-"
           f"{max(blocks, default=0):.3f}); load {before['load']} -> {after['load']}, "
           f"yardstick {before['yardstick_ms']} -> {after['yardstick_ms']} ms")
+    if args.moves:
+        print(f"same results, decisions, guesses and moves in {len(old) - moves_differ} of "
+              f"{len(old)} games (records in {args.moves})")
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
+    if moves_differ:
+        print(f"{moves_differ} games differ in a decision: not the same moves", file=sys.stderr)
+        return 1
     if differ:
         print(f"{differ} games were won by one checkout only: not the same moves",
               file=sys.stderr)

@@ -44,23 +44,24 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NamedTuple
 
-from kaboom.solver.bench.machine import machine
-from kaboom.solver.bench.runner import play_out
-from kaboom.solver.endgame import Endgame, layouts
-from kaboom.solver.errors import KaboomError
-from kaboom.solver.position import (
+from kaboom.solver import (
     Cell,
+    Decision,
     FirstClick,
     GameStatus,
+    KaboomError,
     Move,
     MoveKind,
     Position,
-    neighbours,
+    SimulatedGame,
+    Solver,
+    parse_board,
+    profile_spec,
 )
-from kaboom.solver.profiles import profile_spec
-from kaboom.solver.session import Solver
-from kaboom.solver.simulator import SimulatedGame, parse_board
-from kaboom.solver.strategy import Decision
+from kaboom.solver.bench.machine import machine
+from kaboom.solver.bench.runner import play_out
+from kaboom.solver.endgame import Endgame, layouts
+from kaboom.solver.position import neighbours
 
 FIRST: Cell = (0, 0)
 

@@ -20,10 +20,8 @@ import statistics
 import time
 from pathlib import Path
 
+from kaboom.solver import KnowledgeEngine, SimulatedGame, parse_board, prove
 from kaboom.solver.bench.machine import machine
-from kaboom.solver.knowledge import KnowledgeEngine
-from kaboom.solver.proof import prove
-from kaboom.solver.simulator import SimulatedGame, parse_board
 
 
 def percentile(values: list[float], q: float) -> float:

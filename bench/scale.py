@@ -39,7 +39,7 @@ from kaboom.server.config import Settings
 from kaboom.server.game import Rules
 from kaboom.server.games import Games
 from kaboom.server.store import MemoryStore
-from kaboom.solver.advisor import decide
+from kaboom.solver import decide
 from kaboom.solver.bench.machine import machine
 from kaboom.testing import (
     NO_CREATION_LIMITS,

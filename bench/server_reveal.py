@@ -32,10 +32,8 @@ from kaboom.server.config import Settings
 from kaboom.server.game import Rules
 from kaboom.server.games import Games
 from kaboom.server.store import open_store
+from kaboom.solver import KnowledgeEngine, Move, Position, parse_board
 from kaboom.solver.bench.machine import machine
-from kaboom.solver.knowledge import KnowledgeEngine
-from kaboom.solver.position import Move, Position
-from kaboom.solver.simulator import parse_board
 from kaboom.testing import NO_CREATION_LIMITS, LiveServer
 
 SIZES = ["16x16/40", "30x16/99", "30x30/250", "100x100/2000", "200x200/8000"]

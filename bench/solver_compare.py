@@ -15,10 +15,9 @@ import argparse
 import json
 import math
 
+from kaboom.solver import preset, profile_spec
 from kaboom.solver.bench.machine import machine
 from kaboom.solver.bench.runner import run_games, summarise
-from kaboom.solver.profiles import profile_spec
-from kaboom.solver.simulator import preset
 
 
 def mcnemar(a_only: int, b_only: int) -> float:

@@ -40,10 +40,8 @@ from typing import Any
 import httpx
 from playwright.sync_api import Page, sync_playwright
 
+from kaboom.solver import KnowledgeEngine, Position, parse_board
 from kaboom.solver.bench.machine import machine
-from kaboom.solver.knowledge import KnowledgeEngine
-from kaboom.solver.position import Position
-from kaboom.solver.simulator import parse_board
 from kaboom.testing import CHROMIUM_ARGS, NO_CREATION_LIMITS, LiveServer
 
 from proof_time import percentile

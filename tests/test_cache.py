@@ -1,10 +1,11 @@
-"""Size-bounded caches: a cap per cache and one shared by all, least recently used first."""
+"""Bounded caches: a cap per cache and one shared by all, or a number of entries; least
+recently used first."""
 
 from __future__ import annotations
 
 import gc
 
-from kaboom.solver.cache import CachePool, SizedCache
+from kaboom.solver.cache import CachePool, RecentCache, SizedCache
 
 
 def _cache(pool: CachePool, cap: int) -> SizedCache[str, bytes]:
@@ -19,6 +20,17 @@ def test_per_cache_cap_evicts_least_recently_used() -> None:
     assert set(cache) == {"a", "c", "d"} and cache.used == 30
     cache["huge"] = b"x" * 31  # larger than the cap: not kept, nothing evicted for it
     assert "huge" not in cache and set(cache) == {"a", "c", "d"}
+    assert cache.get("c") == b"x" * 10 and cache.get("b") is None  # c is now the most recent
+    cache["e"] = b"x" * 10
+    assert set(cache) == {"c", "d", "e"}
+
+
+def test_recent_cache_keeps_the_most_recently_used_entries() -> None:
+    cache: RecentCache[str, int] = RecentCache(2)
+    cache["a"], cache["b"] = 1, 2
+    assert cache.get("a") == 1 and cache.get("z") is None  # a is now the most recent
+    cache["c"] = 3
+    assert dict(cache) == {"a": 1, "c": 3}
 
 
 def test_pool_evicts_across_caches_cold_first() -> None:

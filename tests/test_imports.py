@@ -127,3 +127,13 @@ def test_the_routes_reach_the_game_only_through_the_application_layer() -> None:
     assert _offending("kaboom.server.routes", tuple(f"kaboom.server.{name}" for name in (
         "store", "game", "games", "sessions", "assistance", "admission", "players",
         "history", "watcher", "limits", "statistics"))) == {}
+
+
+def test_the_rest_of_kaboom_reaches_the_solver_through_its_facade() -> None:
+    """``kaboom.solver`` or the submodules its docstring names, nothing else."""
+    documented = ("kaboom.solver.position", "kaboom.solver.endgame", "kaboom.solver.bench")
+    outside = {m: {i for i in imports if i.startswith("kaboom.solver.")
+                   and not i.startswith(documented)}
+               for m, imports in _all_imports("kaboom").items()
+               if not m.startswith("kaboom.solver")}
+    assert {m: i for m, i in outside.items() if i} == {}

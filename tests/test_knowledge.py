@@ -8,10 +8,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kaboom.solver import cnf
 from kaboom.solver import knowledge as knowledge_module
 from kaboom.solver.budget import Budget
-from kaboom.solver.knowledge import CountEncoding, KnowledgeEngine, classify
+from kaboom.solver.cnf import CountEncoding
+from kaboom.solver.knowledge import KnowledgeEngine, classify
 from kaboom.solver.position import Position
+from kaboom.solver.sampling import random_layout
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
 
@@ -39,7 +42,7 @@ def test_classify_with_sat_mine_bounds_equals_enumeration(
     position = make_position(params)
     expected = oracle.statuses(position)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(knowledge_module, "_BOUNDS_STATES", 0)
+        mp.setattr(knowledge_module, "_BOUNDS_NODES", 0)
         knowledge = classify(position, encoding=encoding)
     assert knowledge.complete
     assert {c: knowledge.status(c).value for c in expected} == expected, position.to_text()
@@ -113,10 +116,10 @@ def test_large_board_encodings_equal_enumeration(params: BoardParams) -> None:
     position = make_position(params)
     expected = oracle.statuses(position)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(knowledge_module, "TOTALIZER_CLAUSES", 0)
-        mp.setattr(knowledge_module, "NATIVE_NUMBERS_FROM", 0)
+        mp.setattr(cnf, "TOTALIZER_CLAUSES", 0)
+        mp.setattr(cnf, "NATIVE_NUMBERS_FROM", 0)
         knowledge = classify(position, encoding=CountEncoding.TOTALIZER)
-        layout = knowledge_module.random_layout(position, random.Random(1))
+        layout = random_layout(position, random.Random(1))
     assert knowledge.complete
     assert {c: knowledge.status(c).value for c in expected} == expected, position.to_text()
     assert layout in set(oracle.layouts(position)), position.to_text()

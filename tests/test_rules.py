@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kaboom.server.game import Game, Referee, Rules
+from kaboom.solver.cnf import CountEncoding
 from kaboom.solver.errors import BudgetExceededError
-from kaboom.solver.knowledge import CountEncoding
 from kaboom.solver.position import Move, Position
 from tests import oracle
 

@@ -15,18 +15,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from kaboom.solver.errors import KaboomError
-from kaboom.solver.position import (
+from kaboom.solver import (
     CellState,
     FirstClick,
     GameStatus,
+    KaboomError,
     Loss,
     LossReason,
     Move,
     MoveKind,
     Position,
+    Solver,
 )
-from kaboom.solver.session import Solver
 
 __all__ = [
     "Choice",

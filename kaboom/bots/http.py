@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from kaboom.bots.base import ClientError, GameSettings, GameView
-from kaboom.solver.position import Move
+from kaboom.solver import Move
 
 __all__ = ["ApiError", "HttpClient"]
 

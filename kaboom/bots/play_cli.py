@@ -29,10 +29,8 @@ from kaboom.bots.base import (
     think_in_thread,
 )
 from kaboom.bots.http import HttpClient
+from kaboom.solver import PRESETS, LossReason, profile_spec
 from kaboom.solver.bench.args import at_least, seconds
-from kaboom.solver.position import LossReason
-from kaboom.solver.profiles import profile_spec
-from kaboom.solver.simulator import PRESETS
 
 __all__ = ["Summary", "add_arguments", "run", "run_games", "summarize"]
 

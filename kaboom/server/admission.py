@@ -28,8 +28,7 @@ import anyio.to_thread
 from anyio import CapacityLimiter
 
 from kaboom.server.metrics import SOLVER_REFUSALS, SOLVER_SECONDS, SOLVER_WAIT_SECONDS
-from kaboom.solver.budget import Budget
-from kaboom.solver.errors import BudgetExceededError
+from kaboom.solver import Budget, BudgetExceededError
 
 __all__ = ["Gate"]
 

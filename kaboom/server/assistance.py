@@ -20,17 +20,18 @@ from kaboom.solver import (
     Budget,
     BudgetExceededError,
     Cell,
+    GameStatus,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
     NoProofError,
     Proof,
     analyse,
+    easiest_proof,
     probabilities,
     prove,
 )
-from kaboom.solver.analysis import easiest_proof
-from kaboom.solver.position import GameStatus, row_major
+from kaboom.solver.position import row_major
 
 __all__ = ["ANSWER_SHARE", "Assistant", "Hint", "HintKind"]
 

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from kaboom.solver.knowledge import CountEncoding
+from kaboom.solver import CountEncoding
 
 __all__ = ["Settings"]
 

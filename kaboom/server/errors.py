@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kaboom.solver.errors import (
+from kaboom.solver import (
     BudgetExceededError,
     IllegalMoveError,
     InvalidMoveError,

@@ -15,28 +15,29 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from kaboom.solver.budget import Budget
-from kaboom.solver.cache import CachePool
-from kaboom.solver.errors import (
+from kaboom.solver import (
+    Budget,
     BudgetExceededError,
+    CachePool,
+    Cell,
+    CountEncoding,
+    Frontier,
+    GameStatus,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
-)
-from kaboom.solver.frontier import Frontier
-from kaboom.solver.knowledge import CountEncoding, KnowledgeEngine, Status, random_layout
-from kaboom.solver.position import (
-    COVERED_CHARS,
-    Cell,
-    GameStatus,
+    KnowledgeEngine,
+    LayoutCounter,
     Loss,
     LossReason,
     Move,
     MoveKind,
     Position,
-    neighbours,
+    Status,
+    draw_layout,
+    random_layout,
 )
-from kaboom.solver.probability import LayoutCounter, draw_layout
+from kaboom.solver.position import COVERED_CHARS, neighbours
 
 __all__ = ["Game", "Referee", "Rules", "Step"]
 

@@ -17,8 +17,7 @@ from kaboom.server.errors import ConflictError
 from kaboom.server.game import Game, Step
 from kaboom.server.metrics import STORE_RACES
 from kaboom.server.store import GameStore
-from kaboom.solver.errors import IllegalMoveError
-from kaboom.solver.position import GameStatus, Position
+from kaboom.solver import GameStatus, IllegalMoveError, Position
 
 __all__ = ["History", "Replay"]
 

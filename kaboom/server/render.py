@@ -22,8 +22,7 @@ from kaboom.server.assets import WEB
 from kaboom.server.errors import MissingTokenError, status_of
 from kaboom.server.statistics import Statistics
 from kaboom.server.views import PRESET_LABELS, GameView, PositionView, hint_words, proof_marks
-from kaboom.solver import Cell, IllegalMoveError, KaboomError, Proof
-from kaboom.solver.simulator import PRESETS
+from kaboom.solver import PRESETS, Cell, IllegalMoveError, KaboomError, Proof
 
 __all__ = ["PARTS", "analyser", "change", "event", "everything", "hinted", "html", "message",
            "page", "part", "proof_words", "proved", "refusal", "replay_step", "statistics",

@@ -15,12 +15,19 @@ from kaboom.server.assistance import Hint, HintKind
 from kaboom.server.game import Game, Rules
 from kaboom.server.history import Replay
 from kaboom.server.views import GameView
-from kaboom.solver.analysis import Analysis, Recommendation, analysable
-from kaboom.solver.contradiction import Contradiction
-from kaboom.solver.errors import InvalidPositionError
-from kaboom.solver.link import to_link
-from kaboom.solver.position import Cell, GameStatus, LossReason, Position
-from kaboom.solver.proof import Proof
+from kaboom.solver import (
+    Analysis,
+    Cell,
+    Contradiction,
+    GameStatus,
+    InvalidPositionError,
+    LossReason,
+    Position,
+    Proof,
+    Recommendation,
+    analysable,
+    to_link,
+)
 
 __all__ = [
     "XY",

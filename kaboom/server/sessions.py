@@ -26,8 +26,7 @@ from kaboom.server.game import Game, Referee
 from kaboom.server.metrics import STORE_RACES
 from kaboom.server.players import check_player
 from kaboom.server.store import GameStore, same_game
-from kaboom.solver import BudgetExceededError
-from kaboom.solver.cache import CachePool
+from kaboom.solver import BudgetExceededError, CachePool
 
 __all__ = ["Changed", "Sessions"]
 

@@ -20,7 +20,7 @@ from kaboom.solver.strategy import Decision, choose
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["Decision", "decide", "decide_rows"]
+__all__ = ["DecideOptions", "Decision", "decide", "decide_rows"]
 
 
 def decide(

@@ -3,7 +3,7 @@ layout fits, why.
 
 :func:`analyse` puts together what the solver already knows how to do, under one
 budget: :func:`~kaboom.solver.knowledge.classify` (every covered cell safe, a mine or
-unknown), :func:`~kaboom.solver.probability.probabilities` (each one's exact odds),
+unknown), :func:`~kaboom.solver.counting.probabilities` (each one's exact odds),
 :func:`~kaboom.solver.advisor.decide` (the move to play, with its reason) and
 :func:`~kaboom.solver.proof.prove` (why that move is safe); for an impossible position,
 :func:`~kaboom.solver.contradiction.why_impossible`.  It never answers wrongly: what the
@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from kaboom.solver.advisor import decide
 from kaboom.solver.budget import Budget
 from kaboom.solver.contradiction import Contradiction, why_impossible
+from kaboom.solver.counting import LayoutCounter, Probabilities, probabilities
 from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
 from kaboom.solver.knowledge import Knowledge, KnowledgeEngine, classify
 from kaboom.solver.position import Cell, Move, MoveKind, Position, row_major
-from kaboom.solver.probability import LayoutCounter, Probabilities, probabilities
 from kaboom.solver.proof import Proof, prove
 
 __all__ = ["PROOF_CANDIDATES", "Analysis", "Recommendation", "analysable", "analyse",

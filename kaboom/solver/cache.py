@@ -1,11 +1,14 @@
-"""Caches bounded by the estimated memory of what they hold, one budget for many of them.
+"""Caches of computed results, the least recently used entries dropped first: bounded by
+the estimated memory of what they hold, one budget for many of them; or by entries.
 
 A game's engines keep per-component results between moves (a click changes a few
 components; the rest are reused).  Counting entries is no bound when one entry may be
 a few bytes or tens of megabytes, and a bound per game is no bound on a server holding
 many games, so every :class:`SizedCache` has its own cap *and* draws on a shared
 :class:`CachePool`: past the pool's total, the least recently used entry of any cache
-goes, so cold games lose their caches first.  Nothing correct depends on a cache.
+goes, so cold games lose their caches first.  A :class:`RecentCache` keeps a number of
+entries, for a process's own small ones looked up so often that a lookup must cost no
+more than a dict's.  Nothing correct depends on a cache.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, MutableMapping
 from typing import Any, Generic, TypeVar
 
-__all__ = ["CachePool", "SizedCache"]
+__all__ = ["CachePool", "RecentCache", "SizedCache"]
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -80,6 +83,17 @@ class SizedCache(MutableMapping[K, V], Generic[K, V]):
             self.pool._touch(id(self), key)
             return value
 
+    def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
+        """The value of ``key``, now the most recently used, or ``default`` (without the
+        exception a miss costs ``Mapping.get``)."""
+        with self.pool.lock:
+            found = self._data.get(key)
+            if found is None:
+                return default
+            self._data.move_to_end(key)
+            self.pool._touch(id(self), key)
+            return found[0]
+
     def __setitem__(self, key: K, value: V) -> None:
         size = self.size_of(value)
         with self.pool.lock:
@@ -115,3 +129,24 @@ class SizedCache(MutableMapping[K, V], Generic[K, V]):
         with self.pool.lock:
             for key in list(self._data):
                 self._evict(key)
+
+
+class RecentCache(OrderedDict[K, V]):
+    """An LRU mapping of at most ``entries`` entries, whatever their size."""
+
+    def __init__(self, entries: int) -> None:
+        super().__init__()
+        self.entries = entries
+
+    def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
+        """The value of ``key``, now the most recently used, or ``default``."""
+        found = super().get(key)
+        if found is None:
+            return default
+        self.move_to_end(key)
+        return found
+
+    def __setitem__(self, key: K, value: V) -> None:
+        super().__setitem__(key, value)
+        if len(self) > self.entries:
+            self.popitem(last=False)

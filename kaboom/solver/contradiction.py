@@ -18,15 +18,15 @@ from typing import NamedTuple
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import BudgetExceededError
 from kaboom.solver.frontier import Constraint, components
-from kaboom.solver.knowledge import Conflict, minimal_conflict
 from kaboom.solver.position import Cell, Position, covered_count, row_major
-from kaboom.solver.probability import count_component
 from kaboom.solver.reasons import (
-    COUNT_STATES,
+    Conflict,
     join_words,
     mines_text,
+    minimal_conflict,
     minimise_with_count,
     number_constraint,
+    possible_totals,
     xy,
 )
 
@@ -109,8 +109,8 @@ def _count_conflict(position: Position, numbers: list[Constraint], covered: int,
     """Numbers that, with the mine count, admit no layout (not yet minimal), or ``None``
     when a layout fits; the numbers alone are known to fit.
 
-    Each component's possible mine totals are counted exactly, as the probabilities
-    count them.  The count fails when the components need more mines than there are
+    Each component's possible mine totals are counted exactly, by the engine that
+    counts every layout.  The count fails when the components need more mines than there are
     (the reason: the components that need the most, until they need too many), or keep
     more cells safe than the mines leave (likewise), or, rarely, when it falls in a gap
     between their totals (then all the numbers).  A SAT solver proving "at most 100
@@ -119,8 +119,8 @@ def _count_conflict(position: Position, numbers: list[Constraint], covered: int,
     parts = []
     try:
         for cells, cons in components(numbers):
-            totals = count_component(cells, cons, budget, limit=COUNT_STATES).counts
-            parts.append(_Part(cons, min(totals), len(cells) - max(totals), frozenset(totals)))
+            totals = possible_totals(cons, budget)
+            parts.append(_Part(cons, min(totals), len(cells) - max(totals), totals))
     except BudgetExceededError:
         if budget is not None and budget.expired():
             raise

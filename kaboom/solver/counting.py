@@ -1,15 +1,23 @@
-"""Exact layout counting over the frontier, component by component (seed 002, step 3).
+"""Exact layout counting: each component's solutions by mine count, combined with the
+outside cells into the weight of every layout of a position (seed 002, step 3).
 
 The undecided frontier splits into components (cells linked through shared numbers).
-Each component is enumerated once by backtracking, counting its solutions *by mine
-count* and, per mine count, how many solutions mine each cell.  Components combine by a
-convolution over mine counts, weighted by ``C(outside cells, mines left)``; everything
-stays in exact Python integers, so "probability 0" is a proof.
+Each component is enumerated once, by a search over its classes of interchangeable cells
+(:func:`tabulate`), which counts its solutions *by mine count* and, per mine count, how
+many of them mine each cell.  Components combine by a convolution over mine counts,
+weighted by ``C(outside cells, mines left)`` (:func:`combine`).  Everything stays in
+Python integers, so "weight 0" is a proof; on boards so large that the outside binomials
+run to tens of thousands of bits, those are cut to their leading bits, which leaves
+every weight within ``2 ** -255`` of the exact one and zero only when that is
+(:data:`ROUNDED_BITS`).
 
-Component tables are cached by their constraints: between two moves of a game most
-components do not change, and the lookahead re-counts only the one a click touches.
-This module is the strategy's fast engine (it exposes the per-component tables that
-lookahead and the endgame need); :mod:`kaboom.solver.probability` is the public exact module.
+This one engine serves every caller: the strategy's exact counts (:func:`count`, with the
+tables that the lookahead, the endgame and closed regions read), the odds of every cell
+(:func:`probabilities`, the analysis), the layouts drawn uniformly at random
+(:mod:`kaboom.solver.sampling`, the server's referee) and the mine totals behind
+reasons (:mod:`kaboom.solver.reasons`).  Component tables are kept by their constraints
+(:class:`LayoutCounter`): between two moves of a game most components do not change,
+and the lookahead counts again only the one a click touches.
 """
 
 from __future__ import annotations
@@ -18,23 +26,66 @@ import bisect
 import functools
 import itertools
 import math
-from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from math import comb
 
-from kaboom.solver._kernels.counting import MAX_CELLS, assignments, classes, tally, weigh
-from kaboom.solver.frontier import Constraint
+from kaboom.solver._kernels.counting import (
+    MAX_CELLS,
+    assignments,
+    classes,
+    reachable,
+    tally,
+    weigh,
+)
+from kaboom.solver.budget import Budget
+from kaboom.solver.cache import CachePool, RecentCache, SizedCache
+from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
+from kaboom.solver.frontier import Constraint, Frontier, frontier_of
+from kaboom.solver.position import Cell, Position
 
 __all__ = [
-    "Count", "Table", "TooBig", "Varying", "combine", "count", "float_shift", "solutions",
-    "tabulate", "total_weight", "untouched",
+    "COMBINE_WORK",
+    "MAX_NODES",
+    "ROUNDED_BITS",
+    "Combination",
+    "Count",
+    "LayoutCounter",
+    "Listing",
+    "Probabilities",
+    "Table",
+    "TooBig",
+    "Varying",
+    "combination",
+    "combine",
+    "count",
+    "float_shift",
+    "mine_totals",
+    "probabilities",
+    "solutions",
+    "tabulate",
+    "total_weight",
+    "untouched",
 ]
 
 Key = tuple[Constraint, ...]
 """A component's constraints, sorted: the same component whatever the order given."""
 
+MAX_NODES = 1_000_000
+"""Search nodes a component may take when counting for the odds or a draw, whose time
+the budget bounds between components: a few tens of milliseconds."""
+
+COMBINE_WORK = 2_000_000
+"""The most work a combination takes (about 0.1 s): Expert positions need a few
+hundred, 100x100 ones up to about 400,000.  A 256x256 board with 119 small components
+and 64,000 outside cells needed 73 million exactly (4 s a count, and the lookahead
+counts again for every candidate), so the strategy gives it to the SAT engine, whose
+time is budgeted; with the binomials cut (:data:`ROUNDED_BITS`) it fits."""
+
+ROUNDED_BITS = 256
+"""The leading bits the odds and the draws keep of the outside binomials (the smallest
+keeps this many, the others more): weights within ``2 ** -255`` of the exact ones."""
 
 _FLOAT_BITS = 1000
 """Layout counts up to 2**1000 meet floats as they are (a float ends near 2**1024)."""
@@ -49,7 +100,8 @@ def float_shift(total: int) -> int:
 
 
 class TooBig(Exception):
-    """A component needed more search than the node limit allows."""
+    """A component needed more search than the node limit allows, or a combination
+    more work than :data:`COMBINE_WORK`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,63 +110,96 @@ class Table:
     ``cell_counts[k][i]`` of them mine ``cells[i]``; ``constraints`` are the
     component's."""
 
-    cells: tuple[tuple[int, int], ...]
+    cells: tuple[Cell, ...]
     totals: dict[int, int]
     cell_counts: dict[int, list[int]]
     constraints: tuple[Constraint, ...] = ()
 
+    @property
+    def nbytes(self) -> int:
+        """Rough bytes held (what a cache holding it pays): a count per cell per total."""
+        return 400 + 100 * len(self.constraints) + 60 * len(self.cells) * (1 + len(self.totals))
+
 
 @dataclass(frozen=True, slots=True)
-class Count:
-    """Exact weights of the whole position.
+class Listing:
+    """Every solution of one component as mines per class of interchangeable cells
+    (``classes``, each a tuple of cells): ``by_mines[k]`` holds the ``k``-mine ones and
+    their running weights (a class of ``n`` cells with ``j`` mines is ``C(n, j)``
+    solutions), so that one of them is drawn with a single bisection."""
 
-    ``weight`` is the number of consistent layouts; ``mine_weight[c]`` those that mine
-    frontier cell ``c``; ``outside_mine_weight`` those that mine one given outside cell.
-    """
-
-    weight: int
-    mine_weight: dict[tuple[int, int], int]
-    outside: int
-    outside_mine_weight: int
-    tables: tuple[Table, ...] = ()
-    """The component tables it combines."""
-
-    def probability(self, cell: tuple[int, int]) -> float:
-        w = self.mine_weight.get(cell)
-        if w is None:
-            return self.outside_probability
-        return w / self.weight
+    classes: tuple[tuple[Cell, ...], ...]
+    by_mines: dict[int, tuple[list[tuple[int, ...]], list[int]]]
 
     @property
-    def outside_probability(self) -> float:
-        return self.outside_mine_weight / self.weight if self.outside else 1.0
-
-    def safe(self) -> list[tuple[int, int]]:
-        return [c for c, w in self.mine_weight.items() if w == 0]
-
-    def mines(self) -> list[tuple[int, int]]:
-        return [c for c, w in self.mine_weight.items() if w == self.weight]
+    def nbytes(self) -> int:
+        listed = sum(len(a) for a, _ in self.by_mines.values())
+        cells = sum(map(len, self.classes))
+        return 400 + 60 * cells + listed * (100 + 8 * len(self.classes))
 
 
-_CACHE: OrderedDict[Key, Table] = OrderedDict()
-_CACHE_SIZE = 4096
+class LayoutCounter:
+    """Component tables and listings, kept by their constraints within ``cache_bytes``
+    (drawing on ``pool``, a private one when none is given), or, with ``entries``, the
+    most recently used ``entries`` of each whatever their size (the strategy's tables,
+    looked up a hundred times a game).
 
+    A game's positions share most of their components, so each is counted once while
+    it lasts.  A table found once is returned whatever node limit is asked later (the
+    strategy's decisions have always been made so)."""
 
-def tabulate(constraints: Sequence[Constraint], node_limit: int = 200_000) -> Table:
-    """Enumerates one connected component; raises :class:`TooBig` past ``node_limit``."""
-    key: Key = tuple(sorted(constraints))
-    table = _CACHE.get(key)
-    if table is not None:
-        _CACHE.move_to_end(key)
+    def __init__(self, cache_bytes: int = 128 << 20, pool: CachePool | None = None, *,
+                 entries: int | None = None) -> None:
+        self._tables: SizedCache[Key, Table] | RecentCache[Key, Table]
+        self._listings: SizedCache[Key, Listing] | RecentCache[Key, Listing]
+        if entries is not None:
+            self._tables, self._listings = RecentCache(entries), RecentCache(entries)
+            return
+        pool = pool or CachePool(cache_bytes)
+        self._tables = SizedCache(lambda t: t.nbytes, cache_bytes, pool)
+        self._listings = SizedCache(lambda s: s.nbytes, cache_bytes, pool)
+
+    def table(self, constraints: Iterable[Constraint], node_limit: int = 200_000) -> Table:
+        """The component's table; raises :class:`TooBig` past ``node_limit`` nodes."""
+        key: Key = tuple(sorted(constraints))
+        return self._cached(key) or self._keep(key, _enumerate(key, node_limit))
+
+    def listing(self, constraints: Iterable[Constraint], node_limit: int, limit: int) -> Listing:
+        """The component's solutions by class; raises :class:`TooBig` past ``node_limit``
+        nodes or ``limit`` assignments."""
+        key: Key = tuple(sorted(constraints))
+        found = self._listings.get(key)
+        if found is None:
+            found = self._listings[key] = _list(key, node_limit, limit)
+        return found
+
+    def clear(self) -> None:
+        self._tables.clear()
+        self._listings.clear()
+
+    def _cached(self, key: Key) -> Table | None:
+        return self._tables.get(key)
+
+    def _keep(self, key: Key, table: Table) -> Table:
+        self._tables[key] = table
         return table
-    return _remember(key, _enumerate(key, node_limit))
 
 
-def _remember(key: Key, table: Table) -> Table:
-    _CACHE[key] = table
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return table
+_SHARED = LayoutCounter(entries=4096)
+"""The strategy's tables, shared by every game of the process (a bench plays thousands)."""
+
+
+def tabulate(
+    constraints: Sequence[Constraint],
+    node_limit: int = 200_000,
+    counter: LayoutCounter | None = _SHARED,
+) -> Table:
+    """Enumerates one connected component, its table kept in ``counter`` (by default the
+    process's shared one; ``None`` keeps nothing); raises :class:`TooBig` past
+    ``node_limit``."""
+    if counter is None:
+        return _enumerate(tuple(sorted(constraints)), node_limit)
+    return counter.table(constraints, node_limit)
 
 
 class Varying:
@@ -123,19 +208,21 @@ class Varying:
     whatever it shows).
 
     ``table(v)`` is ``tabulate`` of the component with ``shown`` holding ``v`` mines,
-    cache and all; the tables the cache does not hold come from one search that counts
-    the solutions apart by ``shown``'s mines (:func:`kaboom.solver._kernels.counting.tally` with
-    ``split``).  Its nodes include each single search's, so within ``node_limit`` none
-    of those would have failed; past it, each value is searched alone, as before.
+    kept tables (in ``counter``) and all; the tables not yet kept come from one search
+    that counts the solutions apart by ``shown``'s mines
+    (:func:`kaboom.solver._kernels.counting.tally` with ``split``).  Its nodes include
+    each single search's, so within ``node_limit`` none of those would have failed;
+    past it, each value is searched alone, as before.
     """
 
     def __init__(self, constraints: Sequence[Constraint], shown: Constraint,
-                 node_limit: int) -> None:
+                 node_limit: int, counter: LayoutCounter = _SHARED) -> None:
         self._others = sorted([con for con in constraints if con is not shown])
         self._cells = shown.cells
         self._node_limit = node_limit
+        self._counter = counter
         self._found: list[tuple[dict[int, int], dict[int, list[int]]]] | None = None
-        self._cells_found: tuple[tuple[int, int], ...] = ()
+        self._cells_found: tuple[Cell, ...] = ()
         self._searched = False
 
     def table(self, v: int) -> Table:
@@ -144,9 +231,8 @@ class Varying:
         others = self._others
         at = bisect.bisect_right(others, number)  # where a stable sort puts it
         key: Key = (*others[:at], number, *others[at:])
-        table = _CACHE.get(key)
+        table = self._counter._cached(key)
         if table is not None:
-            _CACHE.move_to_end(key)
             return table
         if not self._searched:
             self._searched = True
@@ -158,26 +244,26 @@ class Varying:
                 self._found = found
                 self._cells_found = tuple(c for cls in classes for c in cls)
         if self._found is None:
-            return _remember(key, _enumerate(key, self._node_limit))
+            return self._counter._keep(key, _enumerate(key, self._node_limit))
         totals, cell_counts = self._found[v]
-        return _remember(key, Table(self._cells_found, totals, cell_counts, key))
+        return self._counter._keep(key, Table(self._cells_found, totals, cell_counts, key))
 
 
-def _classes(key: Key) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
+def _classes(key: Key) -> tuple[list[list[Cell]], list[list[int]]]:
     """The cells of ``key``'s constraints in classes, in search order, and the
     constraints (indices into ``key``) of each class (shared lists: not to be changed).
     They depend on the constraints' cells only, so the lookahead's branches, which
     differ in one number, share them."""
     cells = tuple(cells for cells, _ in key)
-    if len(set().union(*cells)) > MAX_CELLS:  # the search refuses it: not worth a
-        return classes(cells)  # cache entry of a megabyte (a whole 256x256 board)
+    if len(set().union(*cells)) > MAX_CELLS:  # rare, and a cache entry could be a
+        return classes(cells)  # megabyte (a whole 256x256 board)
     return _classes_of(cells)
 
 
 @functools.lru_cache(maxsize=1024)
 def _classes_of(
-    key: tuple[tuple[tuple[int, int], ...], ...],
-) -> tuple[list[list[tuple[int, int]]], list[list[int]]]:
+    key: tuple[tuple[Cell, ...], ...],
+) -> tuple[list[list[Cell]], list[list[int]]]:
     """:func:`_classes` over the constraints' cells ``key``.
 
     Cells that lie in exactly the same constraints are interchangeable: they form one
@@ -189,11 +275,18 @@ def _classes_of(
     return classes(key)
 
 
-def _enumerate(key: Key, node_limit: int) -> Table:
+def _search_args(key: Key) -> tuple[list[list[Cell]], list[list[int]], list[int], list[int],
+                                    list[int]]:
+    """The classes, and the search's arguments: each class's constraints and size, each
+    constraint's mines and cells."""
     classes, cons_of = _classes(key)
-    sizes = [len(c) for c in classes]
-    found = tally(cons_of, sizes, [m for _, m in key], [len(cells) for cells, _ in key],
-                  node_limit)
+    return (classes, cons_of, [len(c) for c in classes], [m for _, m in key],
+            [len(cells) for cells, _ in key])
+
+
+def _enumerate(key: Key, node_limit: int) -> Table:
+    classes, cons_of, sizes, need, room = _search_args(key)
+    found = tally(cons_of, sizes, need, room, node_limit)
     if found is None:
         raise TooBig
     totals, cell_counts = found
@@ -201,32 +294,94 @@ def _enumerate(key: Key, node_limit: int) -> Table:
     return Table(tuple(cells), totals, cell_counts, key)
 
 
+def _list(key: Key, node_limit: int, limit: int) -> Listing:
+    """:meth:`LayoutCounter.listing` of the sorted constraints ``key``."""
+    classes, cons_of, sizes, need, room = _search_args(key)
+    found = assignments(cons_of, sizes, need, room, node_limit, limit)
+    if found is None:
+        raise TooBig
+    grouped: dict[int, tuple[list[tuple[int, ...]], list[int]]] = {}
+    for assignment in found:
+        listed, running = grouped.setdefault(sum(assignment), ([], []))
+        listed.append(assignment)
+        weight = math.prod(map(comb, sizes, assignment))
+        running.append(weight + (running[-1] if running else 0))
+    return Listing(tuple(map(tuple, classes)), grouped)
+
+
+def mine_totals(constraints: Sequence[Constraint], node_limit: int = 200_000) -> frozenset[int]:
+    """Every number of mines one component's cells can hold (none when its constraints
+    cannot all hold); raises :class:`TooBig` past ``node_limit`` nodes.  The search
+    remembers what it found from each class on (compiled:
+    :func:`kaboom.solver._kernels.counting.reachable`), so a wide component whose
+    solutions are far too many to count one by one (a 2,000-cell frontier) still
+    answers."""
+    _, cons_of, sizes, need, room = _search_args(tuple(sorted(constraints)))
+    found = reachable(cons_of, sizes, need, room, node_limit)
+    if found is None:
+        raise TooBig
+    return frozenset(m for m in range(found.bit_length()) if found >> m & 1)
+
+
 def solutions(
     constraints: Sequence[Constraint], limit: int, node_limit: int | None = None
-) -> list[frozenset[tuple[int, int]]] | None:
+) -> list[frozenset[Cell]] | None:
     """Every set of mines on the constraints' cells that satisfies them all, or
-    ``None`` when there are more than ``limit`` or the search needs more than
-    ``node_limit`` nodes (default ``20 * limit``)."""
+    ``None`` when there are more than ``limit``, the search needs more than
+    ``node_limit`` nodes (default ``20 * limit``) or the cells are more than
+    :data:`~kaboom.solver._kernels.counting.MAX_CELLS` (an endgame's or a closed
+    region's search over them would not end)."""
     key: Key = tuple(sorted(constraints))
     if not key:
         return [frozenset()]
-    classes, cons_of = _classes(key)
+    classes, cons_of, sizes, need, room = _search_args(key)
     most = 2**62  # the search counts in C longs; no list that long would fit in memory
     nodes = 20 * limit if node_limit is None else node_limit
-    found = assignments(cons_of, [len(c) for c in classes], [m for _, m in key],
-                        [len(cells) for cells, _ in key], min(nodes, most), min(limit, most))
+    found = assignments(cons_of, sizes, need, room, min(nodes, most), min(limit, most),
+                        MAX_CELLS)
     if found is None:
         return None
     # a class of n cells with k mines is C(n, k) layouts: count them before listing any
     # (itertools.product holds each class's combinations at once)
-    if sum(math.prod(map(math.comb, map(len, classes), a)) for a in found) > limit:
+    if sum(math.prod(map(math.comb, sizes, a)) for a in found) > limit:
         return None
-    out: list[frozenset[tuple[int, int]]] = []
+    out: list[frozenset[Cell]] = []
     for assignment in found:
         parts = [itertools.combinations(cls, k) for cls, k in zip(classes, assignment)]
         out += [frozenset(c for pick in picks for c in pick)
                 for picks in itertools.product(*parts)]
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    """Exact weights of the whole position.
+
+    ``weight`` is the number of consistent layouts; ``mine_weight[c]`` those that mine
+    frontier cell ``c``; ``outside_mine_weight`` those that mine one given outside cell
+    (all divided by ``2 ** shift``: 0 unless the binomials were cut).
+    """
+
+    weight: int
+    mine_weight: dict[Cell, int]
+    outside: int
+    outside_mine_weight: int
+    tables: tuple[Table, ...] = ()
+    """The component tables it combines."""
+    shift: int = 0
+
+    def probability(self, cell: Cell) -> float:
+        w = self.mine_weight.get(cell)
+        if w is None:
+            return self.outside_probability
+        return w / self.weight
+
+    @property
+    def outside_probability(self) -> float:
+        return self.outside_mine_weight / self.weight if self.outside else 1.0
+
+    def safe(self) -> list[Cell]:
+        return [c for c, w in self.mine_weight.items() if w == 0]
 
 
 def count(
@@ -247,22 +402,40 @@ def count(
     return combine(tables, outside, mines_left)
 
 
-COMBINE_WORK = 2_000_000
-"""The most work :func:`count` combines exactly (about 0.1 s): Expert positions need a
-few hundred, 100x100 ones up to about 400,000; a 256x256 board with 119 small components
-and 64,000 outside cells needed 73 million (4 s a count, and the lookahead counts again
-for every candidate), so it goes to the SAT engine, whose time is budgeted."""
-
-
-def _combine_work(tables: Sequence[Table], outside: int, mines_left: int) -> int:
+def _combine_work(tables: Sequence[Table], outside: int, mines_left: int, bits: int = 0) -> int:
     """Steps of :func:`combine`: a pass over the possible mine totals per component, each
-    a product with a binomial of about ``outside`` bits (words of 64)."""
-    top = min(mines_left, sum(max(t.totals, default=0) for t in tables)) + 1
-    return (len(tables) + 1) * top * (outside // 64 + 1)
+    a product with a binomial of about ``outside`` bits (words of 64).  Cut to ``bits``,
+    the binomials keep ``bits`` more than their spread over the totals the components
+    can hold, which run from their fewest mines to their most; the products of the
+    components' counts add theirs."""
+    if not bits:
+        top = min(mines_left, sum(max(t.totals, default=0) for t in tables)) + 1
+        return (len(tables) + 1) * top * (outside // 64 + 1)
+    low = sum(min(t.totals, default=0) for t in tables)
+    high = sum(max(t.totals, default=0) for t in tables)
+    spread = _log2_binomial_spread(outside, max(0, mines_left - high), mines_left - low)
+    products = sum(max(t.totals.values(), default=0).bit_length() for t in tables)
+    words = (bits + spread + products) // 64 + 1
+    return (len(tables) + 1) * (high - low + 1) * words
+
+
+def _log2_binomial_spread(n: int, low: int, high: int) -> int:
+    """How many bits ``C(n, k)`` spans for ``k`` from ``low`` to ``high`` (log-concave:
+    its least at an end, its most at an end or at ``n / 2``)."""
+    high = min(high, n)
+    if low > high:
+        return 0
+
+    def log2(k: int) -> float:
+        return (math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)) / math.log(2)
+
+    ends = [log2(low), log2(high)]
+    most = log2(n // 2) if low <= n // 2 <= high else max(ends)
+    return math.ceil(most - min(ends)) + 1
 
 
 def untouched(
-    tables: Sequence[Table], cells: AbstractSet[tuple[int, int]]
+    tables: Sequence[Table], cells: AbstractSet[Cell]
 ) -> tuple[list[Table], list[Constraint]]:
     """The tables that share no cell with ``cells`` (still valid after those cells
     change), and the constraints of the others, to be counted again."""
@@ -276,30 +449,31 @@ def untouched(
     return kept, again
 
 
-def combine(tables: Sequence[Table], outside: int, mines_left: int) -> Count:
-    """Exact layout weights of the components ``tables`` with ``outside`` unconstrained
-    cells and ``mines_left`` mines among them all; ``ValueError`` when no layout fits.
+def combine(tables: Sequence[Table], outside: int, mines_left: int, bits: int = 0) -> Count:
+    """Layout weights of the components ``tables`` with ``outside`` unconstrained cells
+    and ``mines_left`` mines among them all (exact; with ``bits``, the binomials cut to
+    that many leading bits); ``ValueError`` when no layout fits.
 
     Each component's mine counts are convolved with the others' and weighted by the
     ways ``C(outside, mines_left - k)`` to put the rest outside (compiled:
     :func:`kaboom.solver._kernels.counting.weigh`)."""
     found = weigh([t.totals for t in tables], [t.cell_counts for t in tables], outside,
-                  mines_left, _ways)
+                  mines_left, _ways, bits)
     if found is None:
         raise ValueError("no layout fits these numbers and the mine count")
-    weight, outside_mine, by_table = found
-    assert by_table is not None
-    mine_weight: dict[tuple[int, int], int] = {}
-    for table, acc in zip(tables, by_table, strict=True):
+    assert found.mine is not None
+    mine_weight: dict[Cell, int] = {}
+    for table, acc in zip(tables, found.mine, strict=True):
         mine_weight.update(zip(table.cells, acc, strict=True))
-    return Count(weight, mine_weight, outside, outside_mine, tuple(tables))
+    return Count(found.weight, mine_weight, outside, found.outside_mine, tuple(tables),
+                 found.shift)
 
 
 def total_weight(dists: Sequence[dict[int, int]], outside: int, mines_left: int) -> int:
     """The number of layouts only (no per-cell weights): components with these
     mine-count distributions (``Table.totals``) and ``outside`` unconstrained cells."""
     found = weigh(list(dists), None, outside, mines_left, _ways)
-    return 0 if found is None else found[0]
+    return 0 if found is None else found.weight
 
 
 @functools.lru_cache(maxsize=8192)
@@ -307,3 +481,119 @@ def _ways(n: int, k: int) -> int:
     """``C(n, k)``, remembered: a game asks for the same few (outside cells, mines
     left) again and again, and each is a big integer."""
     return comb(n, k)
+
+
+# ----------------------------------------------------------------- a whole position
+@dataclass(frozen=True, slots=True)
+class Combination:
+    """A position's frontier counted: its component ``tables`` and how its layouts
+    spread over the mines they hold.  ``prefix[i][j]``: the ways for the components
+    before ``i`` to hold ``lows[i] + j`` mines; ``outside[j]``: the ways for the outside
+    cells to hold the rest when the components hold ``lows[-1] + j`` (cut as
+    :data:`ROUNDED_BITS` says).  What a draw of layouts reads."""
+
+    frontier: Frontier
+    tables: tuple[Table, ...]
+    prefix: tuple[list[int], ...]
+    lows: tuple[int, ...]
+    outside: list[int]
+
+
+def combination(
+    position: Position,
+    *,
+    known: Mapping[Cell, bool] | None = None,
+    fixed: Mapping[Cell, bool] | None = None,
+    budget: Budget | None = None,
+    counter: LayoutCounter | None = None,
+    base: Frontier | None = None,
+) -> Combination:
+    """Counts ``position`` with the cells of ``known`` and ``fixed`` as given (``base``:
+    its frontier, when the caller has it).
+
+    Raises :class:`BudgetExceededError` when a component or the combination is too
+    large, or the budget runs out between components, and
+    :class:`InvalidPositionError` when no layout fits."""
+    budget = budget or Budget(None)
+    fr, tables = _frontier_tables(position, {**(known or {}), **(fixed or {})}, budget,
+                                  counter, base)
+    _check_work(tables, fr)
+    found = weigh([t.totals for t in tables], None, fr.outside_count, fr.mines_left, _ways,
+                  ROUNDED_BITS)
+    if found is None:
+        raise InvalidPositionError("no layout fits the numbers and the mine count")
+    return Combination(fr, tuple(tables), tuple(found.prefix), tuple(found.lows),
+                       found.binoms)
+
+
+def _frontier_tables(
+    position: Position,
+    known: Mapping[Cell, bool],
+    budget: Budget,
+    counter: LayoutCounter | None,
+    base: Frontier | None = None,
+) -> tuple[Frontier, list[Table]]:
+    """The frontier with ``known`` folded in, and its components' tables."""
+    if budget.expired():
+        raise BudgetExceededError("no time left to count the layouts")
+    fr = base.fold(known) if base is not None else frontier_of(position, known)
+    counter = counter or LayoutCounter()
+    tables = []
+    for _, cons in fr.components():
+        if budget.expired():
+            raise BudgetExceededError("the components were not counted in time")
+        try:
+            tables.append(counter.table(cons, MAX_NODES))
+        except TooBig:
+            raise BudgetExceededError("a component is too large to count") from None
+        if not tables[-1].totals:
+            raise InvalidPositionError("no layout fits the numbers")
+    return fr, tables
+
+
+def _check_work(tables: Sequence[Table], fr: Frontier) -> None:
+    if _combine_work(tables, fr.outside_count, fr.mines_left, ROUNDED_BITS) > COMBINE_WORK:
+        raise BudgetExceededError(f"{len(tables)} components are too many to count exactly")
+
+
+@dataclass(frozen=True, slots=True)
+class Probabilities:
+    """Exact mine probability of every covered cell; outside cells share one value."""
+
+    cells: Mapping[Cell, float]
+    outside: float | None
+    log_layouts: float
+    """Natural log of the number of consistent layouts."""
+
+    def of(self, cell: Cell) -> float:
+        return self.cells[cell]
+
+
+def probabilities(
+    position: Position,
+    *,
+    known: Mapping[Cell, bool] | None = None,
+    budget: Budget | None = None,
+    counter: LayoutCounter | None = None,
+) -> Probabilities:
+    """Returns the exact mine probability of every covered cell (``known`` may pass
+    cells already decided; ``counter`` the tables of the game's earlier positions).
+
+    Raises :class:`BudgetExceededError` when a component or the combination is too
+    large to count in the budget, and :class:`InvalidPositionError` when no layout fits.
+    """
+    budget = budget or Budget(None)
+    fr, tables = _frontier_tables(position, dict(known or {}), budget, counter)
+    _check_work(tables, fr)
+    try:
+        cnt = combine(tables, fr.outside_count, fr.mines_left, ROUNDED_BITS)
+    except ValueError:
+        raise InvalidPositionError("no layout fits the numbers and the mine count") from None
+    out: dict[Cell, float] = {c: (1.0 if v else 0.0) for c, v in fr.known.items()}
+    out.update((c, cnt.probability(c)) for c in cnt.mine_weight)
+    outside_p: float | None = None
+    if fr.outside_count:
+        outside_p = cnt.outside_probability
+        out.update(dict.fromkeys(fr.outside, outside_p))
+    log_layouts = math.log(cnt.weight) + cnt.shift * math.log(2)
+    return Probabilities(out, outside_p, log_layouts)

@@ -177,6 +177,43 @@ def fold_constraints(
     return tuple(Constraint(k, v) for k, v in folded.items())
 
 
+def _live_constraints(
+    position: Position, live: np.ndarray, known: Mapping[Cell, bool]
+) -> tuple[dict[tuple[Cell, ...], int], set[Cell]]:
+    """The constraints of the numbers at flat indices ``live``, each over its undecided
+    covered neighbours (``known`` folded in), and the cells they cover; raises
+    :class:`InvalidPositionError` for a number that cannot be satisfied."""
+    flat, width = position.flat, position.width
+    around = _neighbour_table(width, position.height)[live].tolist()
+    constraints: dict[tuple[Cell, ...], int] = {}
+    in_frontier: set[Cell] = set()
+    for idx, nbs in zip(live.tolist(), around):
+        cells: list[Cell] = []
+        mines = int(flat[idx])
+        for nb in nbs:
+            if nb < 0 or flat[nb] not in COVERED_CHARS:
+                continue
+            c = (nb % width, nb // width)
+            k = known.get(c)
+            if k is None:
+                cells.append(c)
+            elif k:
+                mines -= 1
+        if mines < 0 or mines > len(cells):
+            raise InvalidPositionError(
+                f"the number at ({idx % width}, {idx // width}) cannot be satisfied"
+            )
+        key = tuple(cells)  # neighbour tables are row-major, so already sorted
+        prev = constraints.get(key)
+        if prev is not None and prev != mines:
+            raise InvalidPositionError(
+                f"the numbers around ({idx % width}, {idx // width}) contradict each other"
+            )
+        constraints[key] = mines
+        in_frontier.update(cells)
+    return constraints, in_frontier
+
+
 def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) -> Frontier:
     """Reduces ``position`` to constraints, folding in ``known`` decided cells.
 
@@ -203,34 +240,7 @@ def frontier_of(position: Position, known: Mapping[Cell, bool] | None = None) ->
         wrong = dead & ((board - ord("0")) != count_around(known_mine))
         y, x = (int(v[0]) for v in np.nonzero(wrong))
         raise InvalidPositionError(f"the number at ({x}, {y}) cannot be satisfied")
-    live_idx = np.flatnonzero(live)
-    around = _neighbour_table(width, height)[live_idx].tolist()
-    constraints: dict[tuple[Cell, ...], int] = {}
-    in_frontier: set[Cell] = set()
-    for idx, nbs in zip(live_idx.tolist(), around):
-        cells: list[Cell] = []
-        mines = int(flat[idx])
-        for nb in nbs:
-            if nb < 0 or flat[nb] not in COVERED_CHARS:
-                continue
-            c = (nb % width, nb // width)
-            k = known.get(c)
-            if k is None:
-                cells.append(c)
-            elif k:
-                mines -= 1
-        if mines < 0 or mines > len(cells):
-            raise InvalidPositionError(
-                f"the number at ({idx % width}, {idx // width}) cannot be satisfied"
-            )
-        key = tuple(cells)  # neighbour tables are row-major, so already sorted
-        prev = constraints.get(key)
-        if prev is not None and prev != mines:
-            raise InvalidPositionError(
-                f"the numbers around ({idx % width}, {idx // width}) contradict each other"
-            )
-        constraints[key] = mines
-        in_frontier.update(cells)
+    constraints, in_frontier = _live_constraints(position, np.flatnonzero(live), known)
     out_mask = undecided & (count_around(digits) == 0)
     outside_flat = tuple(np.flatnonzero(out_mask).tolist())
     known_mines = sum(1 for c, m in known.items() if m)

@@ -377,13 +377,7 @@ def safest(s: Situation) -> Guess:
 
     if not profile.lookahead or s.count is None:
         return most_open()
-    near = shortlist(s, best_p)
-    if profile.risk_walls:
-        extra = s.influenced(best_p)
-    else:
-        extra = [c for c, r in relief.items()
-                 if (1 - p[c]) * (1 + profile.risk * r) >= 0.9 * (1 - best_p)]
-    near += [c for c in extra if c not in near]  # a likely 50/50 makes them cheaper
+    near = _weighed(s, best_p, relief)
     if len(near) <= 1:
         return most_open()
     outside = frozenset(s.frontier.outside)
@@ -407,24 +401,47 @@ def safest(s: Situation) -> Guess:
             -c[0],
         )
 
-    best = max(looks, key=rank)
-    if profile.dominance:
-        # a safer candidate that is safe whenever the chosen one is: play it first
-        common = best.common_safe()
-        safer = [o for o in looks if o.cell in common and p[o.cell] < p[best.cell] - 1e-3]
-        if safer:
-            best = max(safer, key=rank)
-    if profile.sole_safest:
-        # every number leaves the same single safest cell, already safer: play it now
-        sole = best.sole_safest()
-        if sole is not None and p[sole] < p[best.cell]:
-            best = next((o for o in looks if o.cell == sole), best)
-    cell = best.cell
+    cell = _preferred(s, looks, rank).cell
     reason = (
         f"guess: mine probability {p[cell]:.3f} "
         f"(safest {best_p:.3f}), lookahead score {scores[cell]:.3f}"
     )
     return Guess(cell, reason, "guess")
+
+
+def _weighed(s: Situation, best_p: float, relief: Mapping[Cell, float]) -> list[Cell]:
+    """The cells the lookahead weighs: the shortlist, then those a likely 50/50 makes
+    cheaper (with ``risk_walls``, JSMinesweeper's influenced cells)."""
+    profile, p = s.profile, s.probs
+    near = shortlist(s, best_p)
+    if profile.risk_walls:
+        extra = s.influenced(best_p)
+    else:
+        extra = [c for c, r in relief.items()
+                 if (1 - p[c]) * (1 + profile.risk * r) >= 0.9 * (1 - best_p)]
+    return near + [c for c in extra if c not in near]
+
+
+def _preferred(
+    s: Situation,
+    looks: list[lookahead.Outlook],
+    rank: Callable[[lookahead.Outlook], tuple[bool, float, float, int, int, int]],
+) -> lookahead.Outlook:
+    """The best-ranked outlook, or one the profile prefers to it: a safer candidate that
+    is safe whenever it is (``dominance``), or the single safest cell that every number
+    it could show leaves (``sole_safest``)."""
+    profile, p = s.profile, s.probs
+    best = max(looks, key=rank)
+    if profile.dominance:
+        common = best.common_safe()
+        safer = [o for o in looks if o.cell in common and p[o.cell] < p[best.cell] - 1e-3]
+        if safer:
+            best = max(safer, key=rank)
+    if profile.sole_safest:
+        sole = best.sole_safest()
+        if sole is not None and p[sole] < p[best.cell]:
+            best = next((o for o in looks if o.cell == sole), best)
+    return best
 
 
 POLICIES: tuple[Policy, ...] = (endgame_search, closed_region, forced_fifty, fifty_or_safe)

@@ -140,14 +140,7 @@ def outlook(
     kept: list[counting.Table] = []
     if base is not None:
         kept, constraints = counting.untouched(base.tables, {cell, *free})
-    rest = []
-    for con in constraints:
-        if cell in con.cells:
-            cells = tuple(c for c in con.cells if c != cell)
-            if cells:
-                rest.append(Constraint(cells, con.mines))
-        else:
-            rest.append(con)
+    rest = _without(constraints, cell)
     n_out = len(outside) - (cell in outside) - sum(1 for c in free if c in outside)
     # The cell's number links the same cells whatever it shows: split the components
     # once, then put each possible number in place of this placeholder.
@@ -176,6 +169,19 @@ def outlook(
         if not free:
             break
     return Outlook(cell, total, tuple(branches))
+
+
+def _without(constraints: Sequence[Constraint], cell: Cell) -> list[Constraint]:
+    """The constraints with ``cell`` revealed safe: out of each, and of the system."""
+    rest = []
+    for con in constraints:
+        if cell in con.cells:
+            cells = tuple(c for c in con.cells if c != cell)
+            if cells:
+                rest.append(Constraint(cells, con.mines))
+        else:
+            rest.append(con)
+    return rest
 
 
 def _index(cell_sets: list[tuple[Cell, ...]]) -> dict[Cell, list[tuple[Cell, ...]]]:

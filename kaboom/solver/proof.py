@@ -18,9 +18,16 @@ from dataclasses import dataclass
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import InvalidPositionError, NoProofError
 from kaboom.solver.frontier import Constraint
-from kaboom.solver.knowledge import Conflict, minimal_conflict
 from kaboom.solver.position import Cell, Position, covered_count, row_major
-from kaboom.solver.reasons import join_words, mines_text, minimise_with_count, numbers_near, xy
+from kaboom.solver.reasons import (
+    Conflict,
+    join_words,
+    mines_text,
+    minimal_conflict,
+    minimise_with_count,
+    numbers_near,
+    xy,
+)
 
 __all__ = ["Proof", "prove"]
 
@@ -41,7 +48,7 @@ class Proof:
     """Covered cells on the board (for the words of a proof by the count alone)."""
     minimal: bool = True
     """False in the rare case a number was kept because checking whether it could go
-    took too long (see :func:`kaboom.solver.knowledge.minimal_conflict`)."""
+    took too long (see :func:`kaboom.solver.reasons.minimal_conflict`)."""
 
     @property
     def text(self) -> str:

@@ -110,7 +110,7 @@ class SimulatedGame:
     @classmethod
     def resume(cls, position: Position, layout: frozenset[Cell]) -> SimulatedGame:
         """The game of ``position`` played on ``layout`` (a consistent layout, such as
-        :func:`kaboom.solver.probability.sample_layout` draws): rollouts and what-ifs continue
+        :func:`kaboom.solver.sampling.sample_layout` draws): rollouts and what-ifs continue
         from a position the player saw, on a world that agrees with it."""
         game = cls(position.width, position.height, position.mines)
         game._lay(frozenset(layout))

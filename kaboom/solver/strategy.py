@@ -114,6 +114,22 @@ def choose(
         moves += [Move(MoveKind.REVEAL, x, y) for x, y in sorted(certain, key=row_major)]
         return Decision(tuple(moves), f"certain: {algorithm}", algorithm, True, probs)
     assert analysis is not None
+    return _guess(position, profile, analysis, flagged, outside_guess, budget, moves, probs)
+
+
+def _guess(
+    position: Position,
+    profile: Profile,
+    analysis: _Analysis,
+    flagged: frozenset[Cell],
+    outside_guess: bool,
+    budget: Budget,
+    moves: list[Move],
+    probs: dict[Cell, float] | None,
+) -> Decision:
+    """Nothing is certain: the guess, after ``moves`` (the flags), among the undecided
+    cells that are not flagged (all of them when every one is) and, without
+    ``outside_guess``, on the frontier when it has any."""
     undecided = [c for c in position.covered() if c not in analysis.known]
     if not undecided:
         return Decision(tuple(moves), "nothing left to reveal", "none", True, probs)

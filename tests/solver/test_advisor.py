@@ -116,10 +116,10 @@ def test_sat_fallback_is_complete(params: BoardParams) -> None:
     position = make_position(params)
     if position.is_start:
         return
-    counting._CACHE.clear()
+    counting._SHARED.clear()
     truth = oracle.statuses(position)
     d = choose(position, Profile("sat-only", lookahead=False, node_limit=0))
-    counting._CACHE.clear()
+    counting._SHARED.clear()
     reveals = {m.cell for m in d.moves if m.kind is MoveKind.REVEAL}
     safe = {c for c, s in truth.items() if s == "s" and position.char(*c) != "F"}
     if safe:

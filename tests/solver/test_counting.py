@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kaboom.solver import counting
-from kaboom.solver._kernels.counting import classes, weigh
+from kaboom.solver._kernels.counting import MAX_CELLS, classes, weigh
 from kaboom.solver.frontier import Constraint, components, frontier_of
 from kaboom.solver.position import Position
 from tests import oracle
@@ -39,9 +39,10 @@ def test_probabilities_equal_enumeration(params: BoardParams) -> None:
 def test_node_limit_raises() -> None:
     position = Position.from_text("mines=3\n1 # # #\n# # # #\n# # 2 #")
     constraints = frontier_of(position).constraints
-    counting._CACHE.clear()
     with pytest.raises(counting.TooBig):
-        counting.count([cs for _, cs in components(constraints)], 0, 3, 0)
+        counting.LayoutCounter().table(constraints, 0)
+    with pytest.raises(counting.TooBig):
+        counting.tabulate(constraints, 0, counter=None)
 
 
 def test_counting_that_would_take_too_long_is_refused() -> None:
@@ -56,15 +57,29 @@ def test_counting_that_would_take_too_long_is_refused() -> None:
     assert small.weight == sum(comb(5, k) * comb(400, 50 - 5 - k) for k in range(6))
 
 
-def test_a_search_too_large_to_run_leaves_nothing_in_the_cache() -> None:
-    """Past the search's 120 cells the answer is "too big" at once, and the cells'
-    classes are not kept (a whole 256x256 board's were a megabyte each)."""
+def test_past_120_cells_weights_are_checked_and_listing_refused() -> None:
+    """Past 120 cells a weight could overflow 128 bits: the search checks each sum and
+    product, so a sparse component is counted exactly and one whose weights do not fit
+    is too big; the cells' classes are not kept (a whole 256x256 board's were a
+    megabyte each), and an endgame's or a region's listing refuses them."""
     counting._classes_of.cache_clear()
     cells = tuple((x, y) for y in range(2) for x in range(100))
-    assert counting.solutions([Constraint(cells, 3)], 10) is None
-    with pytest.raises(counting.TooBig):
-        counting.tabulate([Constraint(cells, 3)])
+    assert len(cells) > MAX_CELLS
+    assert counting.solutions([Constraint(cells, 3)], 10**7) is None
+    table = counting.tabulate([Constraint(cells, 3)], counter=None)
+    assert table.totals == {3: comb(200, 3)} and table.cell_counts[3] == [comb(199, 2)] * 200
+    with pytest.raises(counting.TooBig):  # C(200, 100) is about 2**196
+        counting.tabulate([Constraint(cells, 100)], counter=None)
     assert counting._classes_of.cache_info().currsize == 0
+
+
+def test_a_chain_past_120_cells_is_counted_exactly() -> None:
+    """A long chain of 1s, 241 cells: counted exactly (its weights fit), against the
+    transfer-matrix count of a chain (the cells in pairs, one mine a pair)."""
+    cells = [(x, 0) for x in range(241)]
+    chain = [Constraint((cells[i], cells[i + 1]), 1) for i in range(0, 240, 2)]
+    table = counting.tabulate(chain, counter=None)
+    assert table.totals == {120: 2**120}
 
 
 @pytest.mark.parametrize("limit", [10**9, 2**61])
@@ -87,9 +102,37 @@ def test_weights_past_64_bits_are_exact() -> None:
     table = counting.tabulate([Constraint(cells, 50)])
     assert table.totals == {50: comb(100, 50)}  # about 1e29
     assert table.cell_counts[50] == [comb(99, 49)] * 100
-    more = tuple((x, 4) for x in range(21))  # 121 cells: past what the search can weigh
+    more = tuple((x, 4) for x in range(21))  # 121 cells: weights checked, and they fit
+    wide = counting.tabulate([Constraint(cells + more, 60)], counter=None)
+    assert wide.totals == {60: comb(121, 60)}
+    assert wide.cell_counts[60] == [comb(120, 59)] * 121
+
+
+@settings(max_examples=100, deadline=None)
+@given(params=boards)
+def test_mine_totals_are_those_of_the_layouts(params: BoardParams) -> None:
+    """Each component's possible mine totals, from the search that remembers what it
+    found, against every layout of the board."""
+    position = make_position(params)
+    for cells, cons in components(frontier_of(position).constraints):
+        expected = {
+            k for k in range(len(cells) + 1) for mined in itertools.combinations(cells, k)
+            if all(sum(c in mined for c in con.cells) == con.mines for con in cons)
+        }
+        assert counting.mine_totals(cons) == expected, position.to_text()
+
+
+def test_mine_totals_of_a_wall_too_wide_to_count() -> None:
+    """A row of 2,000 cells, every window of four starting at an even column holding
+    two mines: solutions far too many for the counting search's node limit, all with
+    1,000 mines; the search that remembers answers at once."""
+    cells = [(x, 1) for x in range(2_000)]
+    wall = [Constraint(tuple(cells[x:x + 4]), 2) for x in range(0, 1_997, 2)]
     with pytest.raises(counting.TooBig):
-        counting.tabulate([Constraint(cells + more, 60)])
+        counting.tabulate(wall, counter=None)
+    assert counting.mine_totals(wall) == {1_000}
+    with pytest.raises(counting.TooBig):
+        counting.mine_totals(wall, node_limit=100)
 
 
 @settings(max_examples=100, deadline=None)
@@ -150,10 +193,28 @@ def test_weigh_equals_summing_every_combination(
         for i, (c, k) in enumerate(zip(components_, ks, strict=True)):
             for j, v in enumerate(c[k]):
                 mine[i][j] += v * ways // dists[i][k]
-    assert weigh(dists, None, outside, mines_left, comb) == (
-        None if weight == 0 else (weight, 0, None))
-    expected = None if weight == 0 else (weight, outside_mine, mine)
-    assert weigh(dists, components_, outside, mines_left, comb) == expected
+    alone = weigh(dists, None, outside, mines_left, comb)
+    got = weigh(dists, components_, outside, mines_left, comb)
+    if weight == 0:
+        assert alone is None and got is None
+        return
+    assert alone is not None and (alone.weight, alone.mine, alone.shift) == (weight, None, 0)
+    assert got is not None and (got.weight, got.outside_mine, got.mine) == (
+        weight, outside_mine, mine)
+    # cut to a few bits, every weight is within 2 ** (1 - bits) of the exact one (the
+    # outside cell's within outside times that), and zero only when that is
+    bits = 8
+    cut = weigh(dists, components_, outside, mines_left, comb, bits)
+    assert cut is not None and cut.mine is not None
+    scale = 2**cut.shift
+    for exact, rounded, error in [
+        (weight, cut.weight, 2 ** (1 - bits)),
+        (outside_mine, cut.outside_mine, outside * 2 ** (1 - bits)),
+        *((e, r, 2 ** (1 - bits))
+          for e, r in zip(itertools.chain(*mine), itertools.chain(*cut.mine), strict=True)),
+    ]:
+        assert (exact == 0) == (rounded == 0)
+        assert exact * (1 - error) <= rounded * scale <= exact
 
 
 @settings(max_examples=300, deadline=None)
@@ -170,12 +231,11 @@ def test_varying_tables_equal_each_count_alone(data: st.DataObject) -> None:
     ]
     shown = Constraint(tuple(sorted(data.draw(picks))), 0)
     node_limit = data.draw(st.sampled_from([10**6, 0, 1, 2, 3, 5, 8]))
-    counting._CACHE.clear()
-    vary = counting.Varying([*constraints, shown], shown, node_limit)
+    vary = counting.Varying([*constraints, shown], shown, node_limit, counting.LayoutCounter())
     for v in range(len(shown.cells) + 1):
         key = tuple(sorted([*constraints, Constraint(shown.cells, v)]))
         try:
-            expected = counting._enumerate(key, node_limit)
+            expected = counting.tabulate(key, node_limit, counter=None)
         except counting.TooBig:
             with pytest.raises(counting.TooBig):
                 vary.table(v)

@@ -17,8 +17,8 @@ import os
 import sys
 from collections.abc import Callable
 
+from kaboom.solver import profile_spec
 from kaboom.solver.bench.args import at_least
-from kaboom.solver.profiles import profile_spec
 
 __all__ = ["add_arguments", "run"]
 

@@ -43,9 +43,7 @@ from kaboom.bots.desktop.profile import (
 )
 from kaboom.bots.desktop.record import Recorder
 from kaboom.bots.desktop.screen import Screen, Window, WindowNotFoundError
-from kaboom.solver import Decision, KaboomError
-from kaboom.solver.position import Move, MoveKind, Position
-from kaboom.solver.session import Solver
+from kaboom.solver import Decision, KaboomError, Move, MoveKind, Position, Solver
 
 __all__ = [
     "ERROR",

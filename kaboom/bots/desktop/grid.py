@@ -19,7 +19,7 @@ from itertools import pairwise
 import numpy as np
 
 from kaboom.bots.desktop.texture import smooth_texture
-from kaboom.solver.position import Cell
+from kaboom.solver import Cell
 
 __all__ = ["Grid", "GridNotFoundError", "find_grid"]
 

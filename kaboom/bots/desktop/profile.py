@@ -51,7 +51,7 @@ from kaboom.bots.desktop.grid import Grid, find_grid
 from kaboom.bots.desktop.input import Pointer
 from kaboom.bots.desktop.look import RGB, CellLook, colour_distance, look_at
 from kaboom.bots.desktop.screen import Screen, Window
-from kaboom.solver.position import Cell, Position
+from kaboom.solver import Cell, Position
 
 __all__ = [
     "CONTRACT_VERSION",

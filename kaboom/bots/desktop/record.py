@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from kaboom.bots.desktop.grid import Grid
-from kaboom.solver.position import Cell, Move, MoveKind, neighbours
+from kaboom.solver import Cell, Move, MoveKind
+from kaboom.solver.position import neighbours
 
 __all__ = ["Check", "Recorder", "check_game", "game_folders"]
 
@@ -237,9 +238,7 @@ def check_game(folder: str | Path) -> Check:
 def _impossible(rows: list[str], mines: int) -> str | None:
     """Why no layout of ``mines`` mines fits ``rows`` (the exploded mine counted as one),
     or ``None``."""
-    from kaboom.solver.errors import KaboomError
-    from kaboom.solver.knowledge import classify
-    from kaboom.solver.position import Position
+    from kaboom.solver import KaboomError, Position, classify
 
     try:
         classify(Position.from_rows(tuple(r.replace("X", "F") for r in rows), mines))

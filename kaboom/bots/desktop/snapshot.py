@@ -26,8 +26,7 @@ from kaboom.bots.desktop.grid import Grid
 from kaboom.bots.desktop.look import CellLook, look_at
 from kaboom.bots.desktop.profile import LOST, PLAYING, WON, MinesUnreadError, Profile
 from kaboom.bots.desktop.screen import Window
-from kaboom.solver.errors import KaboomError
-from kaboom.solver.position import Cell, Position
+from kaboom.solver import Cell, KaboomError, Position
 
 __all__ = ["UNREAD", "Snapshot", "take_snapshot"]
 

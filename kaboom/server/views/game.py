@@ -14,9 +14,8 @@ from typing import Literal
 from kaboom.server.assistance import Hint
 from kaboom.server.game import Game
 from kaboom.server.views.cell import CellView, Overlay, overlay_of, percent
-from kaboom.solver import Analysis, Cell, Position, Proof, to_link
+from kaboom.solver import PRESETS, Analysis, Cell, Position, Proof, to_link
 from kaboom.solver.position import GameStatus, LossReason
-from kaboom.solver.simulator import PRESETS
 
 __all__ = ["PRESET_LABELS", "GameView", "Role", "changed", "hint_words", "named", "position_link",
            "preset_of"]

@@ -4,6 +4,16 @@ from collections.abc import Callable
 from typing import overload
 
 MAX_CELLS: int
+MAX_SEARCH_BYTES: int
+
+class Weights:
+    weight: int
+    outside_mine: int
+    mine: list[list[int]] | None
+    shift: int
+    prefix: list[list[int]]
+    lows: list[int]
+    binoms: list[int]
 
 @overload
 def tally(
@@ -25,7 +35,11 @@ def assignments(
     room: list[int],
     node_limit: int,
     limit: int,
+    max_cells: int = -1,
 ) -> list[tuple[int, ...]] | None: ...
+def reachable(
+    cons_of: list[list[int]], sizes: list[int], need: list[int], room: list[int], node_limit: int
+) -> int | None: ...
 def classes(
     key: tuple[tuple[tuple[int, int], ...], ...],
 ) -> tuple[list[list[tuple[int, int]]], list[list[int]]]: ...
@@ -35,4 +49,5 @@ def weigh(
     outside: int,
     mines_left: int,
     ways: Callable[[int, int], int],
-) -> tuple[int, int, list[list[int]] | None] | None: ...
+    bits: int = 0,
+) -> Weights | None: ...

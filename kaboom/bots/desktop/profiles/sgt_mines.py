@@ -26,7 +26,7 @@ from kaboom.bots.desktop.input import Pointer
 from kaboom.bots.desktop.look import RGB, CellLook, colour_distance
 from kaboom.bots.desktop.profile import Profile
 from kaboom.bots.desktop.screen import Window
-from kaboom.solver.simulator import PRESETS
+from kaboom.solver import PRESETS
 
 __all__ = ["SgtMines", "encode_layout"]
 

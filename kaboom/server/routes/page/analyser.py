@@ -24,17 +24,17 @@ from kaboom.server.forms import AnalyserForm, LinkProofQuery, LinkQuery, errors_
 from kaboom.server.schemas import MAX_SIDE
 from kaboom.server.views import PositionView, cycled
 from kaboom.solver import (
+    PRESETS,
     Analysis,
     BudgetExceededError,
     Cell,
     InvalidPositionError,
     NoProofError,
     Position,
+    analysable,
     from_link,
     to_link,
 )
-from kaboom.solver.analysis import analysable
-from kaboom.solver.simulator import PRESETS
 
 __all__ = ["router"]
 
