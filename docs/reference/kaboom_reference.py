@@ -11,13 +11,13 @@ warning, which ``sphinx -W`` makes an error:
 * a name in the ``__all__`` of a module of ``reference_modules`` that the reference
   does not show;
 * a reference to nothing, once a name's defining module is read as the package that
-  exports it (``kaboom.solver.position.Position`` is ``kaboom.solver.Position``, where
-  the reference shows it).  References outside ``kaboom`` (the standard library,
-  numpy) are left unchecked: the build is offline, without their inventories.
+  exports it (``kaboom.solver.counting.Table`` is ``kaboom.solver.Table``, where the
+  reference shows it).  References outside ``kaboom`` (the standard library, numpy)
+  are left unchecked: the build is offline, without their inventories.
 
-``reference_known_gaps`` names a file of gaps known today (``undocumented NAME`` or
-``unresolved ROLE TARGET`` a line, ``#`` comments): they do not fail the build, but a
-listed gap that is gone does, so the list only shrinks.
+A name that two modules of ``reference_modules`` export is shown once, under the first
+(``kaboom.solver.Position``, not again under ``kaboom.solver.position``); the later
+module's page links to it.  There is no list of tolerated gaps: each one fails the build.
 """
 
 from __future__ import annotations
@@ -50,37 +50,37 @@ log = logging.getLogger(__name__)
 
 
 class _Checks:
-    """What one build found: the known gaps it met, and the public names by object."""
+    """What one build found: the public names by object."""
 
     def __init__(self) -> None:
-        self.known: set[str] = set()
-        self.met: set[str] = set()
         self.public: dict[int, str] = {}
+        """The name the reference shows each exported object by (under the first module of
+        ``reference_modules`` that exports it), by ``id``."""
         self.openapi = False
         """Whether a page shows the HTTP API (its document is then written beside it)."""
 
     def load(self, app: Sphinx) -> None:
-        self.known, self.met, self.openapi = set(), set(), False
-        path = app.config.reference_known_gaps
-        if path:
-            for line in Path(path).read_text().splitlines():
-                line = line.split("#", 1)[0].strip()
-                if line:
-                    self.known.add(" ".join(line.split()))
-        self.public = {}
+        self.public, self.openapi = {}, False
         for module in app.config.reference_modules:
             mod = importlib.import_module(module)
             for name in getattr(mod, "__all__", ()):
                 value = getattr(mod, name)
-                if inspect.isclass(value) or inspect.isfunction(value):
+                if _one_object(value):
                     self.public.setdefault(id(value), f"{module}.{name}")
 
-    def gap(self, entry: str) -> bool:
-        """Whether ``entry`` is a known gap (and notes that this build met it)."""
-        if entry in self.known:
-            self.met.add(entry)
-            return True
-        return False
+    def shown_as(self, module: str, name: str) -> str:
+        """The name the reference shows ``module.name`` by: an earlier module's, when it
+        exports the same object."""
+        value = getattr(importlib.import_module(module), name)
+        own = f"{module}.{name}"
+        return self.public.get(id(value), own) if _one_object(value) else own
+
+
+def _one_object(value: object) -> bool:
+    """Whether two names of ``value`` are one export: not a number, a string or another
+    immutable value, whose equal copies may be one object by chance."""
+    return not isinstance(value, (bool, int, float, complex, str, bytes, tuple, frozenset,
+                                  type(None)))
 
 
 def _load(path: str) -> Any:
@@ -168,18 +168,29 @@ def _resolve(app: Sphinx, env: BuildEnvironment, node: pending_xref,
     target, kind = node["reftarget"], node["reftype"]
     if not target.startswith("kaboom") and "." in target:
         return contnode  # the standard library, numpy...: not checked here
-    public = _public_target(target)
-    if public is not None and public != target:
-        domain = env.get_domain("py")
-        assert isinstance(domain, PythonDomain)
+    domain = env.get_domain("py")
+    assert isinstance(domain, PythonDomain)
+    for full in _candidates(node, target):
+        public = _public_target(full)
+        if public is None or public == full:
+            continue
         for role in (kind, "obj"):
             found = domain.resolve_xref(env, node.get("refdoc", ""), app.builder, role,
                                         public, node, contnode)
             if found is not None:
                 return found
-    if CHECKS.gap(f"unresolved {kind} {target}"):
-        return contnode
     return None  # nitpicky: Sphinx warns that the target is not found
+
+
+def _candidates(node: pending_xref, target: str) -> list[str]:
+    """The full names ``target`` may stand for: itself, and a short name read in the
+    class and the module where it is written (``Position`` in the docstring of
+    ``kaboom.solver.position``, whose page shows it as ``kaboom.solver.Position``)."""
+    if "." in target:
+        return [target]
+    module, cls = node.get("py:module"), node.get("py:class")
+    scopes = [f"{module}.{cls}" if module and cls else None, module]
+    return [f"{scope}.{target}" for scope in scopes if scope] + [target]
 
 
 def _check_complete(app: Sphinx, env: BuildEnvironment) -> None:
@@ -195,7 +206,7 @@ def _check_complete(app: Sphinx, env: BuildEnvironment) -> None:
     for module in app.config.reference_modules:
         exported = getattr(importlib.import_module(module), "__all__", ())
         for name in exported:
-            if f"{module}.{name}" not in documented:
+            if CHECKS.shown_as(module, name) not in documented:
                 log.warning("%s.%s is in __all__ but not in the reference (does dir(%s) "
                             "list it?)", module, name, module, type="kaboom",
                             subtype="missing")
@@ -205,17 +216,13 @@ def _check_complete(app: Sphinx, env: BuildEnvironment) -> None:
                 continue  # another module's, or the defining path of a public name
             if entry.objtype in ("data", "module") or _documented(entry.objtype, full):
                 continue  # (data: checked where kaboom-module writes it)
-            if not CHECKS.gap(f"undocumented {full}"):
-                log.warning("%s has no docstring (%s)", full, entry.objtype,
-                            type="kaboom", subtype="docstring")
+            log.warning("%s has no docstring (%s)", full, entry.objtype,
+                        type="kaboom", subtype="docstring")
 
 
 def _finish(app: Sphinx, error: Exception | None) -> None:
     if error is not None:
         return
-    for entry in sorted(CHECKS.known - CHECKS.met):
-        log.warning("known gap %r no longer found: delete its line from %s", entry,
-                    app.config.reference_known_gaps, type="kaboom", subtype="stale")
     if CHECKS.openapi and app.builder.format == "html":
         Path(app.outdir, "openapi.json").write_text(json.dumps(_openapi(), indent=1) + "\n")
 
@@ -330,7 +337,8 @@ class Module(SphinxDirective):
     autodoc's ``automodule`` shows the classes and functions; module-level data it shows
     only when the module's own source assigns it with a docstring, so a re-exported
     constant or alias (``kaboom.solver.Cell``) would be left out: each is written here
-    with the docstring of the module that defines it.
+    with the docstring of the module that defines it.  A name an earlier module of
+    ``reference_modules`` exports too is not shown twice: a sentence links to it.
     """
 
     required_arguments = 1
@@ -338,19 +346,30 @@ class Module(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         module = self.arguments[0]
         mod = importlib.import_module(module)
-        lines = [f".. automodule:: {module}", ""]
-        for name in getattr(mod, "__all__", ()):
+        exported = getattr(mod, "__all__", ())
+        elsewhere = {name: CHECKS.shown_as(module, name) for name in exported
+                     if CHECKS.shown_as(module, name) != f"{module}.{name}"}
+        lines = [f".. automodule:: {module}"]
+        if elsewhere:
+            lines.append(f"   :exclude-members: {', '.join(elsewhere)}")
+        lines.append("")
+        for name in exported:
             value = getattr(mod, name)
-            if inspect.isclass(value) or inspect.isroutine(value) or inspect.ismodule(value):
+            if (name in elsewhere or inspect.isclass(value) or inspect.isroutine(value)
+                    or inspect.ismodule(value)):
                 continue
             if ("", name) in _attr_docs(module):
                 continue  # assigned with its docstring in the module itself: automodule's
             doc = _data_doc(module, name)
-            if not doc and not CHECKS.gap(f"undocumented {module}.{name}"):
+            if not doc:
                 log.warning("%s.%s has no docstring (data)", module, name,
                             type="kaboom", subtype="docstring")
             lines += [f".. py:data:: {name}", f"   :module: {module}",
                       f"   :value: {_value(value)}", "", *(f"   {line}" for line in doc), ""]
+        if elsewhere:
+            links = ", ".join(f":py:obj:`{shown}`" for shown in elsewhere.values())
+            lines += [f"``{module}`` also exports {links}: the same objects, shown where "
+                      "they are exported first.", ""]
         holder = nodes.section()
         nested_parse_with_titles(self.state, StringList(lines, module), holder)
         return list(holder.children)
@@ -383,12 +402,11 @@ CHECKS = _Checks()
 def setup(app: Sphinx) -> dict[str, Any]:
     """Registers the checks and the ``kaboom-openapi`` directive."""
     app.add_config_value("reference_modules", [], "env")
-    app.add_config_value("reference_known_gaps", "", "env")
     app.add_directive("kaboom-openapi", OpenApi)
     app.add_directive("kaboom-module", Module)
     app.connect("builder-inited", lambda app: CHECKS.load(app))
     # every page read on every build: a page kept from an earlier build would skip its
-    # checks, and the gaps it met would look gone
+    # checks
     app.connect("env-get-outdated", lambda app, env, added, changed, removed:
                 list(env.found_docs))
     app.connect("missing-reference", _resolve)

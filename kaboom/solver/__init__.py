@@ -24,7 +24,7 @@ for what it alone holds:
 * :mod:`kaboom.solver.bench`: the benchmark harness behind ``kaboom bench`` and the
   ``bench/`` scripts.
 
-(``kaboom analyse`` runs :mod:`kaboom.solver.analyse_cli`, named in ``kaboom/cli.py``'s
+(``kaboom analyse`` runs ``kaboom.solver.analyse_cli``, named in ``kaboom/cli.py``'s
 table of commands, as ``kaboom bench`` runs ``kaboom.solver.bench.cli``.)
 
 It never imports a web, HTTP or screen library; the server and the bots build on it.

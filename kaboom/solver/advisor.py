@@ -61,11 +61,18 @@ class DecideOptions(TypedDict, total=False):
     """:func:`decide`'s keyword options, so that :func:`decide_rows` passes them on typed."""
 
     outside_guess: bool
+    """Whether a guess may go off the frontier (``False``, Kaboom's rule: only when the
+    frontier is empty or all mines)."""
     probabilities: bool
+    """Whether the decision carries every covered cell's mine probability."""
     flag_mines: bool
+    """Whether proven, unflagged mines get flags before the reveals."""
     budget_s: float | None
+    """Seconds the SAT fallback may take (``None``: no limit)."""
     profile: str
+    """The strategy: a profile's name, or a spec with overrides (:func:`find_profile`)."""
     first_click: FirstClick | str
+    """The first-click rule the first cell is picked for."""
 
 
 def decide_rows(rows: Sequence[str], mines: int, **options: Unpack[DecideOptions]) -> Decision:

@@ -46,8 +46,8 @@ PROOF_CANDIDATES = 8
 class Recommendation:
     """The move to play: ``moves`` (several proven safe reveals, or one guess), the
     solver's ``reason``, whether every reveal is proven safe (``certain``), and then the
-    proof of the first one's cell (the easiest of a few; ``None`` if it did not fit the
-    budget)."""
+    ``proof`` of the first one's cell (the easiest of a few; ``None`` if it did not fit
+    the budget)."""
 
     moves: tuple[Move, ...]
     reason: str
@@ -62,9 +62,14 @@ class Analysis:
     the budget)."""
 
     position: Position
+    """The position analysed."""
     knowledge: Knowledge | None
     probabilities: Probabilities | None = None
+    """Every covered cell's exact mine probability; ``None`` when they did not fit the
+    budget, or no layout fits."""
     recommendation: Recommendation | None = None
+    """The move to play; ``None`` when none was asked for, or none is one this analysis
+    can stand behind."""
     impossible: bool = False
     contradiction: Contradiction | None = None
 
@@ -201,7 +206,7 @@ def _recommend(position: Position, knowledge: Knowledge, budget: Budget) -> Reco
 
 def easiest_proof(position: Position, safe: list[Cell], budget: Budget | None = None) -> Proof:
     """The proof with the fewest numbers (one without the count first) among the first
-    :data:`PROOF_CANDIDATES` of the ``safe`` cells, row-major: the one a player checks
+    ``PROOF_CANDIDATES`` of the ``safe`` cells, row-major: the one a player checks
     most easily.  Raises :class:`BudgetExceededError` when the budget runs out."""
     proofs = [prove(position, c, budget)
               for c in sorted(safe, key=row_major)[:PROOF_CANDIDATES]]

@@ -30,8 +30,12 @@ class CachePool:
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
+        """The budget, in estimated bytes, over every cache drawing on the pool."""
         self.used = 0
+        """Estimated bytes its caches hold now."""
         self.lock = threading.RLock()
+        """Held by a cache while it reads or changes its entries: the threads of a
+        server share the pool."""
         self._order: OrderedDict[tuple[int, Hashable], int] = OrderedDict()
         self._caches: dict[int, weakref.ref[SizedCache[Any, Any]]] = {}
 

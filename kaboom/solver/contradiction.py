@@ -44,7 +44,7 @@ class Contradiction:
     """Covered cells on the board (for the words of a count that does not fit)."""
     minimal: bool = True
     """False in the rare case a number was kept because a component was too wide to
-    count whether it could go (see :func:`kaboom.solver.reasons.minimise_with_count`)."""
+    count whether it could go."""
 
     @property
     def text(self) -> str:

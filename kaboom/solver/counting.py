@@ -100,20 +100,23 @@ def float_shift(total: int) -> int:
 
 
 class TooBig(Exception):
-    """A component needed more search than the node limit allows, or a combination
-    more work than :data:`COMBINE_WORK`."""
+    """A component needed more search, or had more solutions to list, than its limits
+    allow (:meth:`LayoutCounter.table`, :meth:`LayoutCounter.listing`), or a combination
+    of components more work than the strategy allows (``COMBINE_WORK``)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Table:
-    """Solutions of one component: ``totals[k]`` solutions with ``k`` mines, and
-    ``cell_counts[k][i]`` of them mine ``cells[i]``; ``constraints`` are the
-    component's."""
+    """The solutions of one component, counted by their number of mines."""
 
     cells: tuple[Cell, ...]
+    """The component's cells, in the order of each list of ``cell_counts``."""
     totals: dict[int, int]
+    """``totals[k]``: the solutions with ``k`` mines (only the ``k`` some solution has)."""
     cell_counts: dict[int, list[int]]
+    """``cell_counts[k][i]``: how many of the ``k``-mine solutions mine ``cells[i]``."""
     constraints: tuple[Constraint, ...] = ()
+    """The component's constraints, sorted: what a counter keeps the table by."""
 
     @property
     def nbytes(self) -> int:
@@ -130,9 +133,13 @@ class Listing:
 
     classes: tuple[tuple[Cell, ...], ...]
     by_mines: dict[int, tuple[list[tuple[int, ...]], list[int]]]
+    """Per number of mines, the solutions (mines per class, in the order of ``classes``)
+    and their running weights."""
 
     @property
     def nbytes(self) -> int:
+        """Rough bytes held (what a cache holding it pays): the classes' cells and every
+        solution listed."""
         listed = sum(len(a) for a, _ in self.by_mines.values())
         cells = sum(map(len, self.classes))
         return 400 + 60 * cells + listed * (100 + 8 * len(self.classes))
@@ -174,6 +181,7 @@ class LayoutCounter:
         return found
 
     def clear(self) -> None:
+        """Forgets every table and listing kept."""
         self._tables.clear()
         self._listings.clear()
 
@@ -486,17 +494,23 @@ def _ways(n: int, k: int) -> int:
 # ----------------------------------------------------------------- a whole position
 @dataclass(frozen=True, slots=True)
 class Combination:
-    """A position's frontier counted: its component ``tables`` and how its layouts
-    spread over the mines they hold.  ``prefix[i][j]``: the ways for the components
-    before ``i`` to hold ``lows[i] + j`` mines; ``outside[j]``: the ways for the outside
-    cells to hold the rest when the components hold ``lows[-1] + j`` (cut as
-    :data:`ROUNDED_BITS` says).  What a draw of layouts reads."""
+    """A position's frontier counted: its component tables and how its layouts spread
+    over the mines they hold (the outside binomials cut to their leading bits, as
+    ``ROUNDED_BITS`` says).  What a draw of layouts reads."""
 
     frontier: Frontier
+    """The position's frontier, the known and fixed cells folded in."""
     tables: tuple[Table, ...]
+    """The tables of the frontier's components."""
     prefix: tuple[list[int], ...]
+    """``prefix[i][j]``: the ways for the components before ``tables[i]`` to hold
+    ``lows[i] + j`` mines (one more entry than ``tables``: the last for all of them)."""
     lows: tuple[int, ...]
+    """``lows[i]``: the fewest mines the components before ``tables[i]`` can hold (one
+    more entry than ``tables``)."""
     outside: list[int]
+    """``outside[j]``: the ways for the outside cells to hold the rest when the
+    components hold ``lows[-1] + j`` mines."""
 
 
 def combination(
@@ -561,11 +575,15 @@ class Probabilities:
     """Exact mine probability of every covered cell; outside cells share one value."""
 
     cells: Mapping[Cell, float]
+    """Every covered cell's probability of holding a mine (0 or 1 for a decided one)."""
     outside: float | None
+    """The probability shared by the outside cells (next to no open number), or
+    ``None`` when there are none."""
     log_layouts: float
     """Natural log of the number of consistent layouts."""
 
     def of(self, cell: Cell) -> float:
+        """The mine probability of covered ``cell``; raises ``KeyError`` for another."""
         return self.cells[cell]
 
 

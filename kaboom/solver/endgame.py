@@ -47,10 +47,11 @@ def layouts(
     Cells in ``known`` keep their status; a caller that holds the position's frontier
     with them folded in passes it as ``frontier`` instead (a guess has it, and reducing
     the board again cost a third of the search).  The numbers and the mine count (one
-    more constraint, over every undecided cell) go to :func:`kaboom.solver.counting.solutions`
-    (the seed's brute force tries all ``C(cells, mines)`` placements; the result is the
-    same).  Returns ``None`` when there are more than ``limit`` placements or the search
-    takes more than ``20 * limit`` steps.
+    more constraint, over every undecided cell) go to the counting engine's search,
+    ``kaboom.solver.counting.solutions`` (the seed's brute force tries all
+    ``C(cells, mines)`` placements; the result is the same).  Returns ``None`` when
+    there are more than ``limit`` placements or the search takes more than
+    ``20 * limit`` steps.
     """
     fr = _frontier(position, known, frontier)
     if fr is None:
@@ -92,8 +93,8 @@ class Endgame:
     result: a click can win no more often than it is safe (cells are tried safest
     first and the rest skipped once the best win beats their safety), and a click's
     value stops being summed once what its remaining numbers could add cannot beat the
-    best.  The search itself is :class:`kaboom.solver._kernels.endgame.WinSearch`
-    (compiled), over the tables of :func:`kaboom.solver._kernels.endgame.layout_masks`.
+    best.  The search itself is compiled (``WinSearch``, over the tables of
+    ``layout_masks``, in ``kaboom.solver._kernels.endgame``).
 
     A mine that every layout holds may be left out of them (unless it is one of
     ``cells``): it adds the same count to its neighbours' numbers in every layout, so it
@@ -101,9 +102,13 @@ class Endgame:
     """
 
     position: Position
+    """The position the layouts are of."""
     layouts: Sequence[frozenset[Cell]]
+    """The consistent layouts (their mines), taken as equally likely."""
     cells: Sequence[Cell]
+    """The cells the search may click, and whose numbers tell the layouts apart."""
     node_limit: int = 20_000
+    """Search nodes (distinct layout sets) before the search gives up."""
     memo_bytes: int | None = MEMO_BYTES
     """What the memo may hold (``None``: no bound but ``node_limit``)."""
 

@@ -94,17 +94,24 @@ class Frontier:
     """
 
     constraints: tuple[Constraint, ...]
+    """One per open number next to an undecided cell, over those cells, the decided ones
+    folded in (two numbers over the same cells merged)."""
     cells: tuple[Cell, ...]
     mines_left: int
     known: Mapping[Cell, bool]
+    """The decided cells folded in (``True``: a mine)."""
     outside_count: int
     width: int = field(default=1, repr=False)
+    """The board's width, which reads the flat indices of ``outside_flat``."""
     outside_flat: tuple[int, ...] = field(default=(), repr=False, compare=False)
+    """The outside cells as flat indices ``y * width + x``, row-major."""
     height: int = field(default=1, repr=False)
+    """The board's height."""
     _memo: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def outside(self) -> tuple[Cell, ...]:
+        """The outside cells as ``(x, y)``, row-major, built on first use."""
         got = self._memo.get("outside")
         if got is None:
             cells = cells_by_index(self.width, self.height)
@@ -124,8 +131,8 @@ class Frontier:
     def fold(self, more: Mapping[Cell, bool]) -> Frontier:
         """This frontier with more decided cells taken out (``True``: a mine).
 
-        Cheaper than :func:`frontier_of` on the whole board again when a caller already
-        holds the frontier of the same position.  Raises :class:`InvalidPositionError`
+        Cheaper than reducing the whole board again when a caller already holds the
+        frontier of the same position.  Raises :class:`InvalidPositionError`
         when a number or the mine count cannot be satisfied any more.
         """
         more = {c: m for c, m in more.items() if c not in self.known}

@@ -51,13 +51,18 @@ class Knowledge:
     safe: frozenset[Cell]
     mines: frozenset[Cell]
     frontier_unknown: frozenset[Cell]
+    """The frontier cells proven unknown: a mine in some layouts, safe in others."""
     unresolved: frozenset[Cell] = frozenset()
     outside_unknown: bool = False
     frontier: Frontier | None = field(default=None, repr=False, compare=False)
+    """The position's frontier, the cells decided before the analysis folded in."""
     stats: dict[str, int] = field(default_factory=dict, compare=False)
+    """What the classification met, for logs and benchmarks: cells on the frontier and
+    outside, components, SAT calls."""
 
     @property
     def complete(self) -> bool:
+        """Whether every covered cell was settled (no cell is ``unresolved``)."""
         return not self.unresolved
 
     @property
@@ -73,6 +78,7 @@ class Knowledge:
         return frozenset(self.frontier.outside) if self.frontier is not None else frozenset()
 
     def status(self, cell: Cell) -> Status:
+        """What is known of ``cell`` (unknown for an unresolved one)."""
         if cell in self.safe:
             return Status.SAFE
         if cell in self.mines:
@@ -468,17 +474,24 @@ class KnowledgeEngine:
         pool: CachePool | None = None,
     ) -> None:
         self.encoding = encoding
+        """The encoding of the mine count in the SAT clauses."""
         self.known: dict[Cell, bool] = {}
+        """The cells the last classification decided that are still covered (``True``:
+        a mine); a new dict each time, so a caller may keep one to return to."""
         self._components: SizedCache[tuple[Constraint, ...], _Local] = SizedCache(
             _local_size, cache_bytes, pool
         )
 
     def classify(self, position: Position, budget: Budget | None = None) -> Knowledge:
+        """:func:`classify` of ``position``, starting from the cells decided on the
+        game's earlier positions, and remembering what it decides; raises as
+        :func:`classify` does."""
         knowledge = _classify(position, self.known, self.encoding, budget or Budget(None),
                               self._components)
         self.known = {c: m for c, m in knowledge.decided().items() if position.is_covered(*c)}
         return knowledge
 
     def forget(self) -> None:
+        """Forgets every decided cell and every component's result (after an undo)."""
         self.known = {}  # a new dict: a caller may hold the old one to return to
         self._components.clear()

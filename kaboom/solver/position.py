@@ -66,10 +66,12 @@ class CellState(enum.StrEnum):
 
     @property
     def is_covered(self) -> bool:
+        """Whether the cell is covered: ``#``, or one of the player's marks (``F``, ``?``)."""
         return self.value in COVERED_CHARS
 
     @property
     def number(self) -> int | None:
+        """The open number ``0``-``8`` the cell shows, or ``None`` for any other state."""
         return int(self.value) if self.value in _OPEN_CHARS else None
 
 
@@ -111,8 +113,11 @@ class Loss:
     ``guess_while_safe`` loss."""
 
     x: int
+    """The column of the cell whose reveal lost the game."""
     y: int
+    """The row of the cell whose reveal lost the game."""
     reason: LossReason
+    """Why that click lost."""
     safe_cell: Cell | None = None
 
 
@@ -174,9 +179,13 @@ class Position:
     """
 
     width: int
+    """Cells per row."""
     height: int
+    """Rows on the board."""
     mines: int
+    """The total number of mines on the board, found or not."""
     rows: tuple[str, ...]
+    """One string per row, top first, one board character per cell."""
     _cache: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -251,15 +260,19 @@ class Position:
 
     # ----------------------------------------------------------------- reading
     def char(self, x: int, y: int) -> str:
+        """The board character at ``(x, y)``."""
         return self.rows[y][x]
 
     def state(self, x: int, y: int) -> CellState:
+        """The state of the cell at ``(x, y)``."""
         return CellState(self.rows[y][x])
 
     def on_board(self, x: int, y: int) -> bool:
+        """Whether ``(x, y)`` lies on the board."""
         return 0 <= x < self.width and 0 <= y < self.height
 
     def is_covered(self, x: int, y: int) -> bool:
+        """Whether the cell at ``(x, y)`` is covered (flags and question marks included)."""
         return self.rows[y][x] in COVERED_CHARS
 
     def number(self, x: int, y: int) -> int | None:
@@ -268,9 +281,11 @@ class Position:
         return int(ch) if ch in _OPEN_CHARS else None
 
     def neighbours(self, x: int, y: int) -> Iterator[Cell]:
+        """Yields the up to eight cells around ``(x, y)`` that lie on the board."""
         return neighbours(x, y, self.width, self.height)
 
     def cells(self) -> Iterator[Cell]:
+        """Yields every cell of the board, row-major."""
         for y in range(self.height):
             for x in range(self.width):
                 yield x, y
@@ -380,19 +395,25 @@ class Move(NamedTuple):
     of millions, and a frozen dataclass is built several times slower."""
 
     kind: MoveKind
+    """What the move does to its cell."""
     x: int
+    """The cell's column."""
     y: int
+    """The cell's row."""
 
     @classmethod
     def reveal(cls, x: int, y: int) -> Move:
+        """The move that opens ``(x, y)``."""
         return cls(MoveKind.REVEAL, x, y)
 
     @classmethod
     def flag(cls, x: int, y: int) -> Move:
+        """The move that cycles the mark on ``(x, y)``."""
         return cls(MoveKind.FLAG, x, y)
 
     @classmethod
     def chord(cls, x: int, y: int) -> Move:
+        """The move that chords on the open number at ``(x, y)``."""
         return cls(MoveKind.CHORD, x, y)
 
     @classmethod
@@ -410,6 +431,7 @@ class Move(NamedTuple):
 
     @property
     def cell(self) -> Cell:
+        """The cell the move is on, as ``(x, y)``."""
         return self.x, self.y
 
     def __str__(self) -> str:

@@ -36,10 +36,13 @@ def opening_cell(width: int, height: int, mines: int) -> tuple[int, int]:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Profile:
-    """Strategy settings; see :data:`PROFILES`."""
+    """Strategy settings; :func:`find_profile` looks one up by name (``fast``,
+    ``strong``) or spec."""
 
     name: str
+    """The profile's name, or the spec it was built from (results say what played)."""
     lookahead: bool = True
+    """Break near-ties between the safest cells with the one-move lookahead's ``score``."""
     tolerance: float = 0.02
     """Candidates for the lookahead: mine probability within this of the safest cell."""
     candidates: int = 8
@@ -47,7 +50,13 @@ class Profile:
     progress_weight: float = 0.5
     """Weight of P(the click proves another cell safe) in the lookahead score."""
     score: Literal["progress", "blended", "secondary", "cleared", "hybrid"] = "progress"
-    """Lookahead score (see :func:`kaboom.solver.guess.score`)."""
+    """Lookahead score of a candidate with mine probability ``p``, ``w`` being
+    ``progress_weight``: ``progress``, ``(1 - p) * (1 + w * P(progress))``; ``blended``,
+    the next click's safety blended with the runner-up's (``blend``:1), times
+    ``1 + w * P(progress)``; ``secondary``, P(surviving this click and the safest next
+    one), the same factor; ``cleared``, ``(1 - p) * (1 + w * E[cells proven safe])``;
+    ``hybrid``, a number worth ``1 + w`` when it proves a cell safe, else the safety of
+    the guess it leaves."""
     blend: float = 4.0
     """``blended``: the weight of the best next safety against the runner-up's
     (JSMinesweeper: 4)."""
@@ -76,11 +85,12 @@ class Profile:
     dominance: bool = False
     """Prefer a safer candidate that is safe whenever the chosen one is."""
     regions: int = 0
-    """Play a closed region (:mod:`kaboom.solver.regions`) with at most this many solutions
+    """Play a closed region (a frontier component that no other undecided cell touches,
+    with the same mine count in every solution) with at most this many solutions
     perfectly, before any other guess."""
     fifty: bool = False
-    """Guess an unavoidable 50/50, or a cell that is safe or a 50/50 (:mod:`kaboom.solver.fifty`),
-    before anything else."""
+    """Guess an unavoidable 50/50 (a pair holding one mine that no number can tell
+    apart), or a cell that is safe or a 50/50, before anything else."""
     sole_safest: bool = False
     """When whatever the chosen cell shows leaves the same single safest living cell,
     and that cell is safer now, play it instead (JSMinesweeper's dominating tile)."""
@@ -105,7 +115,7 @@ class Profile:
     """First click when only the clicked cell is guaranteed safe (from the corner)."""
     first_opening: tuple[int, int] | None = None
     """First click when its neighbours are safe too (from the corner); ``None``: the
-    board's measured best, :data:`OPENINGS`."""
+    board's measured best, as :func:`~kaboom.solver.first_cell` picks it."""
 
 
 PROFILES: dict[str, Profile] = {

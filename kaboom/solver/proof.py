@@ -48,7 +48,7 @@ class Proof:
     """Covered cells on the board (for the words of a proof by the count alone)."""
     minimal: bool = True
     """False in the rare case a number was kept because checking whether it could go
-    took too long (see :func:`kaboom.solver.reasons.minimal_conflict`)."""
+    took too long (the SAT check hit its conflict limit)."""
 
     @property
     def text(self) -> str:

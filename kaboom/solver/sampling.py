@@ -194,7 +194,7 @@ def sampler(
     ``base`` the frontier of ``position`` already built (it saves a board scan).  Raises
     :class:`~kaboom.solver.errors.InvalidPositionError` when no layout agrees, and
     :class:`~kaboom.solver.errors.BudgetExceededError` when counting does not fit the
-    budget or a component has too many solutions to list (:data:`LISTED`).
+    budget or a component has too many solutions to list (``LISTED``).
     """
     budget = budget or Budget(None)
     counter = counter or LayoutCounter()
@@ -216,10 +216,15 @@ class DrawOptions(TypedDict, total=False):
     :func:`sample_layout` pass on."""
 
     fixed: Mapping[Cell, bool] | None
+    """Cells forced to be mines (``True``) or safe (``False``) in every layout drawn."""
     known: Mapping[Cell, bool] | None
+    """Cells already decided (``True``: a mine), which need not be worked out again."""
     budget: Budget | None
+    """The time counting may take."""
     counter: LayoutCounter | None
+    """The tables of the game's earlier positions, kept and reused."""
     base: Frontier | None
+    """The position's frontier, already built (it saves a board scan)."""
 
 
 def draw_layout(position: Position, rng: random.Random, **options: Unpack[DrawOptions]) -> Layout:

@@ -37,8 +37,11 @@ class Solver:
         outside_guess: bool = True,
     ) -> None:
         self.profile = find_profile(profile) if isinstance(profile, str) else profile
+        """The strategy the game is played with."""
         self.first_click = FirstClick(first_click)
+        """The game's first-click rule."""
         self.outside_guess = outside_guess
+        """Whether a guess may go off the frontier (as :func:`decide`'s option)."""
         self._frontier = FrontierTracker()
 
     def decide(

@@ -42,6 +42,7 @@ PRESETS: dict[str, tuple[int, int, int]] = {
     "intermediate": (16, 16, 40),
     "expert": (30, 16, 99),
 }
+"""The classic board sizes by name, each ``(width, height, mines)``."""
 
 
 ANCHORS: dict[FirstClick, Cell] = {FirstClick.SAFE: (0, 0), FirstClick.OPENING: (2, 2)}
@@ -94,14 +95,21 @@ class SimulatedGame:
         if not 0 <= mines < width * height:
             raise ValueError(f"{mines} mines do not fit a {width}x{height} board with a safe cell")
         self.width, self.height, self.mines = width, height, mines
+        """The board's size and mine count."""
         self.rule = FirstClick(rule)
+        """What the first click is guaranteed."""
         self.seed = seed
+        """The seed the layout is drawn from."""
         self.layout: frozenset[Cell] | None = None
+        """The mines, placed at the first reveal (``None`` before it)."""
         self._shown = b""
         """What each cell shows once opened, by flat index (``*`` for a mine), counted
         once the layout is placed."""
         self.outcome = GameStatus.PLAYING
+        """Where the game stands."""
         self.moves = 0
+        """Moves played with :meth:`play` and :meth:`play_all` (not the reveals
+        ``play_all`` skips)."""
         self._board = bytearray(COVERED.encode("ascii") * (width * height))
         """The player's board, flat, one ASCII character a cell: a bench plays millions
         of moves, and a flat board is read and written without building tuples."""
@@ -137,10 +145,12 @@ class SimulatedGame:
         return Position.trusted(width, self.height, self.mines, rows, flat)
 
     def char(self, x: int, y: int) -> str:
+        """The board character the player sees at ``(x, y)``."""
         return chr(self._board[y * self.width + x])
 
     @property
     def covered(self) -> int:
+        """Covered cells left (flags included); the game is won when only the mines are."""
         return self._covered
 
     # ------------------------------------------------------------------ moves

@@ -31,10 +31,17 @@ class Decision:
     """Moves to play now, in order, with how they were found."""
 
     moves: tuple[Move, ...]
+    """The moves, to play in order, skipping a reveal of a cell already open (none when
+    the game is over)."""
     reason: str
+    """Why, in words: ``certain: groups``, ``first click (safe)``, a guess's odds..."""
     algorithm: str
+    """The method that found the moves: ``first``, ``trivial``, ``groups``, ``count``,
+    ``sat``, ``endgame``, ``region``, ``guess`` or ``none``."""
     certain: bool
+    """Whether every move is proven (a first click counts, under its rule)."""
     probabilities: dict[Cell, float] | None = None
+    """Every covered cell's mine probability, when asked for."""
 
 
 def first_cell(
@@ -42,7 +49,7 @@ def first_cell(
 ) -> Cell:
     """The first click per first-click rule: a corner when only the cell is safe
     (seed 002); when its neighbours are safe too, a cell a few in from the corner, the
-    best measured on that board (:func:`kaboom.solver.profiles.opening_cell`).
+    best measured on that board (``OPENINGS`` in ``kaboom.solver.profiles``).
 
     Clamped to the board (measured figures in ``docs/solver.md``).
     """

@@ -2,9 +2,9 @@
 
 The reference (docs/reference) is built as the README says, warnings as errors.  Its
 checks are then run on a small package made here, one gap at a time: a public name
-without a docstring, a lazily loaded name missing from ``dir()`` (so from the reference),
-a reference to nothing, and a known gap that is gone must each fail the build, naming
-what is wrong; the same package without the gap builds.
+without a docstring, a lazily loaded name missing from ``dir()`` (so from the reference)
+and a reference to nothing must each fail the build, naming what is wrong; the same
+package without the gap builds.  There is no list of tolerated gaps to pass one.
 """
 
 from __future__ import annotations
@@ -43,6 +43,11 @@ def test_the_reference_builds_without_a_warning(tmp_path: Path) -> None:
     solver = (tmp_path / "solver.html").read_text()
     desktop = (tmp_path / "desktop.html").read_text()
     assert 'id="kaboom.solver.Position"' in solver and 'id="kaboom.solver.Cell"' in solver
+    # the submodules the facade names, each with what it alone holds
+    for name in ("position.neighbours", "position.COVERED_CHARS", "endgame.Endgame",
+                 "endgame.best_move", "bench.run_games", "bench.Summary.win_rate"):
+        assert f'id="kaboom.solver.{name}"' in solver, name
+    assert 'id="kaboom.solver.position.Position"' not in solver  # shown once, as the facade's
     for name in ("Profile", "Calibration.covered", "Grid.rect", "Pointer.click", "PLAYING",
                  "RGB"):
         assert f'id="kaboom.bots.desktop.{name}"' in desktop, name
@@ -89,27 +94,45 @@ def __dir__():
     return sorted({*globals(), *__all__})
 '''
 
+SUBMODULE = '''
+"""A submodule that re-exports a :class:`Thing` beside its own name."""
+
+from minipkg import Thing
+
+__all__ = ["Thing", "measure"]
+
+
+def measure(thing: Thing) -> int:
+    """Measures a :class:`Thing` again."""
+    return thing.size
+'''
+
 CONF = '''
 import sys
 sys.path.insert(0, {reference!r})
 extensions = ["sphinx.ext.autodoc", "kaboom_reference"]
 nitpicky = True
 autodoc_default_options = {{"members": True, "undoc-members": True}}
-reference_modules = ["minipkg"]
-reference_known_gaps = {gaps!r}
+reference_modules = {modules!r}
 '''
 
 
-def build_package(tmp_path: Path, package: str, gaps: str = "") -> subprocess.CompletedProcess[str]:
-    """Builds a reference of ``package`` (the module ``minipkg``) with the checks."""
+def build_package(tmp_path: Path, package: str, submodule: str | None = None
+                  ) -> subprocess.CompletedProcess[str]:
+    """Builds a reference of ``package`` (the module ``minipkg``), and of ``submodule``
+    (``minisub``) after it when given, with the checks."""
     source, code = tmp_path / "source", tmp_path / "code"
     source.mkdir(parents=True)
     code.mkdir(parents=True)
     (code / "minipkg.py").write_text(package)
-    (source / "gaps.txt").write_text(gaps)
-    (source / "conf.py").write_text(CONF.format(reference=str(REFERENCE),
-                                                gaps=str(source / "gaps.txt")))
-    (source / "index.rst").write_text("minipkg\n=======\n\n.. kaboom-module:: minipkg\n")
+    modules = ["minipkg"]
+    index = "minipkg\n=======\n\n.. kaboom-module:: minipkg\n"
+    if submodule is not None:
+        (code / "minisub.py").write_text(submodule)
+        modules.append("minisub")
+        index += "\nminisub\n-------\n\n.. kaboom-module:: minisub\n"
+    (source / "conf.py").write_text(CONF.format(reference=str(REFERENCE), modules=modules))
+    (source / "index.rst").write_text(index)
     return sphinx(source, tmp_path / "out", path=code)
 
 
@@ -142,10 +165,18 @@ def test_a_gap_fails_the_build(tmp_path: Path, change: tuple[str, str], complain
     assert complaint in built.stderr
 
 
-def test_a_known_gap_passes_and_a_gone_one_fails(tmp_path: Path) -> None:
-    bare = PACKAGE.replace('LIMIT = 3\n"""The most there may be."""\n', "LIMIT = 3\n")
-    assert build_package(tmp_path / "known", bare,
-                         "# left for later\nundocumented minipkg.LIMIT\n").returncode == 0
-    gone = build_package(tmp_path / "gone", PACKAGE, "undocumented minipkg.LIMIT\n")
-    assert gone.returncode != 0
-    assert "known gap 'undocumented minipkg.LIMIT' no longer found" in gone.stderr
+def test_a_name_two_modules_export_is_shown_once(tmp_path: Path) -> None:
+    """The later module links to the earlier one's ``Thing`` (its short name in its own
+    docstrings too), and shows what it alone holds."""
+    built = build_package(tmp_path, PACKAGE, SUBMODULE)
+    assert built.returncode == 0, built.stderr
+    page = (tmp_path / "out" / "index.html").read_text()
+    assert 'id="minisub.measure"' in page and 'id="minisub.Thing"' not in page
+    assert page.count('href="#minipkg.Thing"') >= 3  # the sentence, and two references
+
+
+def test_a_submodule_gap_fails_the_build(tmp_path: Path) -> None:
+    bare = SUBMODULE.replace('    """Measures a :class:`Thing` again."""\n', "")
+    built = build_package(tmp_path, PACKAGE, bare)
+    assert built.returncode != 0
+    assert "minisub.measure has no docstring (function)" in built.stderr

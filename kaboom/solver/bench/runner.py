@@ -31,12 +31,19 @@ class GameResult:
     """One finished game."""
 
     seed: int
+    """The layout seed the game was played on."""
     won: bool
+    """Whether the solver won it."""
     seconds: float
+    """Wall-clock time the game took."""
     cpu_seconds: float
+    """CPU time the game took (of the process that played it)."""
     decisions: int
+    """Decisions the solver made."""
     guesses: int
+    """Decisions that were guesses."""
     moves_by_algorithm: dict[str, int]
+    """Moves played, by the :attr:`~kaboom.solver.Decision.algorithm` that found them."""
     predictions: tuple[tuple[float, float, bool], ...] = ()
     """(exact mine probability, approximate one, was a mine) per guess, when
     calibration is on."""
@@ -47,19 +54,32 @@ class Summary:
     """Aggregated figures of a run."""
 
     games: int
+    """Games played."""
     wins: int
+    """Games won."""
     win_rate: float
+    """``wins / games`` (0 for no games)."""
     wilson_low: float
+    """The low end of the win rate's 95 % Wilson interval."""
     wilson_high: float
+    """The high end of the win rate's 95 % Wilson interval."""
     ms_median: float
+    """Median wall-clock milliseconds a game."""
     ms_mean: float
+    """Mean wall-clock milliseconds a game."""
     cpu_ms_median: float
+    """Median CPU milliseconds a game."""
     cpu_ms_mean: float
+    """Mean CPU milliseconds a game."""
     moves_by_algorithm: dict[str, int]
+    """Moves played over all games, by the algorithm that found them."""
     guesses_per_game: float
+    """Mean guesses a game."""
     settings: dict[str, object] = field(default_factory=dict)
+    """What the run was set up with (board, rule, profile...), as its caller gives it."""
 
     def to_dict(self) -> dict[str, object]:
+        """The summary as a dict of its fields, for JSON."""
         return asdict(self)
 
 
