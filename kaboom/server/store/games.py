@@ -47,14 +47,21 @@ class GameRows:
         return game_from_json(row[0])
 
     @staticmethod
-    def _swap(cur: Any, before: Game, after: Game) -> bool:
+    def _tell(cur: Any, game: Game) -> None:
+        """Tells the other processes of ``game``'s new version, in the change's own
+        transaction (PostgreSQL's ``NOTIFY``; a SQLite file is asked instead)."""
+
+    def _swap(self, cur: Any, before: Game, after: Game) -> bool:
         cur.execute(
             "UPDATE games SET state = ?, version = ?, status = ?, updated_at = ?"
             " WHERE id = ? AND version = ?",
             (state(after), after.version, after.status.value, time.time(), after.id,
              before.version),
         )
-        return bool(cur.rowcount == 1)
+        if cur.rowcount != 1:
+            return False
+        self._tell(cur, after)
+        return True
 
     def commit(self, before: Game, after: Game) -> bool:
         with self._tx() as cur:
