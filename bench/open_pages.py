@@ -1,14 +1,16 @@
 """Open pages at scale: thousands of event streams through nginx, two processes, PostgreSQL.
 
 Usage: python bench/open_pages.py [--streams 1000] [--games 100] [--rounds 5]
-           [--per-address 25] [--paired 100] [--idle 30] [--before CHECKOUT] [--json PATH]
+           [--per-address 25] [--paired 100] [--idle 30] [--before CHECKOUT]
+           [--rows before,before_server,after] [--repeat 1] [--json PATH]
 
 Rows (``--rows``, in that order): ``after``, this checkout's ``kaboom serve`` and nginx
 configuration (``deploy/``); with ``--before`` (an older checkout with its own ``.venv``),
 first ``before``, that checkout's server and nginx configuration as they were, and
 ``before_server``, its server behind this checkout's nginx configuration (the same load on
-the server when the old configuration refused some of it).  Each row runs in the same run,
-on a database of its own in one PostgreSQL cluster, with two server processes behind nginx
+the server when the old configuration refused some of it).  ``--repeat`` runs them again,
+in the opposite order every other time (the machine's load drifts).  Each row runs on a
+database of its own in one PostgreSQL cluster, with two server processes behind nginx
 (:class:`kaboom.testing.ProxiedServer`), and:
 
 1. ``--streams`` page event streams (``GET /games/<id>/events``, what every open game page
@@ -418,7 +420,8 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     try:
         admin = f"postgresql://kaboom@127.0.0.1:{pg.port}/postgres"
-        for name in args.rows:
+        order = [r for i in range(args.repeat) for r in args.rows[::(-1) ** i]]
+        for name in order:
             url = pg.url()
             checkout = before if name.startswith("before") else None
             deploy = before / "deploy" if before and name == "before" else None
@@ -472,6 +475,7 @@ def main() -> None:
     ap.add_argument("--paired", type=int, default=100,
                     help="streams straight to each process in the paired phase (0: none)")
     ap.add_argument("--idle", type=float, default=30.0, help="seconds of idle streams")
+    ap.add_argument("--repeat", type=int, default=1, help="runs of the rows, alternating")
     ap.add_argument("--before", help="an older checkout (with its .venv) to run first")
     ap.add_argument("--json", default=str(ROOT / "bench" / "results" / "open_pages.json"))
     ap.add_argument("--rows", default="before,before_server,after",
