@@ -15,9 +15,9 @@ import psycopg
 import pytest
 
 from kaboom.server.config import Settings
-from kaboom.server.game import Rules
+from kaboom.server.game import Game, Rules
 from kaboom.server.games import Games
-from kaboom.server.store import PostgresStore
+from kaboom.server.store import PostgresStore, Told
 from kaboom.server.store.feed import CHANNEL, LISTENER_NAME
 from kaboom.server.store.postgres import APPLICATION_NAME
 from kaboom.solver.position import Move
@@ -33,11 +33,23 @@ def _told(listener: psycopg.Connection[tuple[object, ...]], wait_s: float) -> li
     return [n.payload for n in listener.notifies(timeout=wait_s)]
 
 
+def _carried(payloads: list[str]) -> list[Game | None]:
+    """The games the payloads carry (their id and version first)."""
+    found = []
+    for text in payloads:
+        game_id, version, *stored = text.split(" ", 2)
+        game = Told(game_id, int(version), stored[0] if stored else None).game()
+        assert game is None or (game.id, game.version) == (game_id, int(version))
+        found.append(game)
+    return found
+
+
 def test_a_committed_change_is_told_and_a_rolled_back_one_is_not(
         postgres: PostgresServer) -> None:
-    """A move (one statement) and a change of several statements notify their game's new
-    version when they commit; the same changes failing after their notice was queued
-    roll back, and nobody is told."""
+    """A move (one statement) and a change of several statements notify their game as
+    committed when they commit; the same changes failing after their notice was queued
+    roll back, and nobody is told.  A game too large for a notice is told by its id and
+    version alone."""
     url = postgres.url()
     store = PostgresStore(url)
     try:
@@ -46,10 +58,13 @@ def test_a_committed_change_is_told_and_a_rolled_back_one_is_not(
         with psycopg.connect(url, autocommit=True) as listener:
             listener.execute(f"LISTEN {CHANNEL}")
             moved = games.play(game.id, Move.flag(0, 0), token).after
-            assert _told(listener, 10)[:1] == [f"{game.id} {moved.version}"]
+            assert _carried(_told(listener, 10)) == [moved]
             marked = replace(moved, version=moved.version + 1)
             assert store.commit(moved, marked)  # the assisted mark: UPDATE, then NOTIFY
-            assert _told(listener, 10)[:1] == [f"{game.id} {marked.version}"]
+            assert _carried(_told(listener, 10)) == [marked]
+            large, large_token = games.create(Rules(100, 100, 2000))
+            played = games.play(large.id, Move.flag(0, 0), large_token).after
+            assert _told(listener, 10) == [f"{large.id} {played.version}"]
 
             with psycopg.connect(url, autocommit=True) as admin:
                 admin.execute("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql"
@@ -68,7 +83,7 @@ def test_a_committed_change_is_told_and_a_rolled_back_one_is_not(
                 admin.execute("DROP TRIGGER refuse_delete ON steps")
 
             again = games.play(game.id, Move.flag(1, 0), token).after
-            assert _told(listener, 10)[:1] == [f"{game.id} {again.version}"]
+            assert _carried(_told(listener, 10)) == [again]
     finally:
         store.close()
 
@@ -116,11 +131,11 @@ class Spectator:
 
 
 class Player:
-    """A game's player on one server."""
+    """A game's player on one server (an Expert game, or ``rules``)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, rules: dict[str, int] = EXPERT) -> None:
         self.http = httpx.Client(base_url=url, timeout=60)
-        game = self.http.post("/api/games", json=EXPERT).json()
+        game = self.http.post("/api/games", json=rules).json()
         self.id: str = game["id"]
         self.version: int = game["version"]
         self.http.headers["Authorization"] = f"Bearer {game['player_token']}"
@@ -215,9 +230,11 @@ def test_idle_spectators_cost_the_database_no_query(
         two: tuple[str, LiveServer, LiveServer]) -> None:
     """Pages watch games on both processes, and nothing moves: while the feed is live, no
     pooled connection of either process starts a statement (they polled the watched
-    games' versions every 50 ms before); a move elsewhere is then read once."""
+    games' versions every 50 ms before).  A move then reaches the pages on both, the
+    game carried by its notice, or read where it is too large for one."""
     url, a, b = two
-    players = [Player(a.url) for _ in range(3)]
+    players = [Player(a.url), Player(a.url), Player(a.url, {"width": 100, "height": 100,
+                                                            "mines": 2000})]
     pages = [Spectator(server.url, p.id, p.version) for p in players for server in (a, b)]
     try:
         _wait_listening(url, a)
@@ -227,9 +244,10 @@ def test_idle_spectators_cost_the_database_no_query(
         time.sleep(2)
         after = {s.port: _last_queries(url, s) for s in (a, b)}
         assert before == after, "an idle watcher made its process query the database"
-        version = players[0].move()
-        for page in pages[:2]:
-            assert page.wait_for(version) == [version]
+        for n in (0, 2):
+            version = players[n].move()
+            for page in pages[2 * n:2 * n + 2]:
+                assert page.wait_for(version) == [version]
     finally:
         for page in pages:
             page.close()

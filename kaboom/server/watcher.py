@@ -4,11 +4,12 @@ event streams).
 A waiter watches a game (:meth:`Watcher.watch`) before it reads it, so no change can fall
 between its read and its wait.  A change this process commits wakes the game's waiters at
 once, with the game as committed.  Changes other processes commit come through the store's
-feed (:mod:`kaboom.server.store.feed`): told as they commit on PostgreSQL, and then
-nothing is read while the waiters wait; while the feed is not live (SQLite, or
-PostgreSQL's listening connection down) it is asked each interval, and the watched
-games' versions are read when it says something may have moved.  A game changed elsewhere
-is read once in this process, however many wait for it, and handed to all of them.
+feed (:mod:`kaboom.server.store.feed`): told as they commit on PostgreSQL, with the game
+itself when the notice can carry it, and then nothing is read while the waiters wait;
+while the feed is not live (SQLite, or PostgreSQL's listening connection down) it is asked
+each interval, and the watched games' versions are read when it says something may have
+moved.  A game changed elsewhere and not carried is read once in this process, however
+many wait for it, and handed to all of them.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from types import TracebackType
 from kaboom.server.errors import GameNotFoundError
 from kaboom.server.game import Game
 from kaboom.server.metrics import LONG_POLLS
-from kaboom.server.store import GameStore
+from kaboom.server.store import GameStore, Told
 
 __all__ = ["Watch", "Watcher"]
 
@@ -140,14 +141,17 @@ class Watcher:
         if entry.watches == 0:
             del self._games[game_id]
 
-    def _told(self, game_id: str, version: int) -> None:
-        """A change committed (here or elsewhere) gave ``game_id`` ``version``."""
-        entry = self._games.get(game_id)
-        if entry is None or version <= entry.told:
+    def _told(self, told: Told) -> None:
+        """A change committed (here or elsewhere) gave a game a new version."""
+        entry = self._games.get(told.game_id)
+        if entry is None or told.version <= entry.told:
             return
-        entry.told = version
-        if entry.waiting and (entry.latest is None or entry.latest.version < version):
-            self._read(game_id, entry)
+        entry.told = told.version
+        game = told.game()
+        if game is not None:
+            self._arrived(game)
+        elif entry.waiting and (entry.latest is None or entry.latest.version < told.version):
+            self._read(told.game_id, entry)
 
     def _arrived(self, game: Game) -> None:
         """The game as committed or read: its waiters behind it get it."""
@@ -190,7 +194,7 @@ class Watcher:
         ids = list(self._games)
         if ids:
             for game_id, version in (await asyncio.to_thread(self.store.versions, ids)).items():
-                self._told(game_id, version)
+                self._told(Told(game_id, version))
 
     async def _poll(self) -> None:
         """While the feed is not live: asks it each interval whether anything moved, and

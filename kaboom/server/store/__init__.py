@@ -18,7 +18,7 @@ from kaboom.server.game import Game, Step
 from kaboom.server.store.codec import game_from_dict, game_to_dict, same_game
 from kaboom.server.store.counted import Tally
 from kaboom.server.store.faults import StoreOpenError
-from kaboom.server.store.feed import Feed
+from kaboom.server.store.feed import Feed, Told
 from kaboom.server.store.postgres import PostgresStore
 from kaboom.server.store.sqlite import MemoryStore, SqliteStore
 
@@ -30,6 +30,7 @@ __all__ = [
     "SqliteStore",
     "StoreOpenError",
     "Tally",
+    "Told",
     "game_from_dict",
     "game_to_dict",
     "is_postgres",

@@ -1,9 +1,10 @@
 """How a process learns of the changes other processes commit to a game: PostgreSQL tells
 it (``LISTEN``/``NOTIFY``), a SQLite file is asked (``PRAGMA data_version``).
 
-A feed that is :attr:`Feed.live` tells of every change (``notice(game_id, version)``), and
-the watcher (:mod:`kaboom.server.watcher`) then reads nothing while it waits; a feed that
-is not live (SQLite always, PostgreSQL while its listening connection is down) is polled:
+A feed that is :attr:`Feed.live` tells of every change (:class:`Told`: the game's id and
+new version, and the game itself when the notice can carry it), and the watcher
+(:mod:`kaboom.server.watcher`) then reads nothing while it waits; a feed that is not live
+(SQLite always, PostgreSQL while its listening connection is down) is polled:
 :meth:`Feed.moved` says cheaply whether anything may have changed, and only then are the
 watched games' versions read.
 """
@@ -14,17 +15,49 @@ import asyncio
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
-__all__ = ["CHANNEL", "LISTENER_NAME", "Feed", "Notice", "PostgresFeed", "SqliteFeed"]
+from kaboom.server.game import Game
+from kaboom.server.store.codec import game_from_json
+
+__all__ = ["CHANNEL", "LISTENER_NAME", "Feed", "Notice", "PostgresFeed", "SqliteFeed", "Told",
+           "payload"]
 
 log = logging.getLogger("kaboom")
 
-Notice = Callable[[str, int], None]
-"""Told a game's id and the version a change committed elsewhere gave it."""
-
 CHANNEL = "kaboom_games"
-"""PostgreSQL's channel: every committed change notifies ``"<game id> <version>"`` on it."""
+"""PostgreSQL's channel: every committed change notifies :func:`payload` on it."""
+
+PAYLOAD_MAX = 7900
+"""Bytes a notice may carry (PostgreSQL refuses 8000): a game's state up to about 75x75
+cells goes with it, a larger one is read by whoever watches it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Told:
+    """A change committed elsewhere: its game's id and new version, and the game's state as
+    stored when the notice carried it."""
+
+    game_id: str
+    version: int
+    state: str | None = None
+
+    def game(self) -> Game | None:
+        """The game as committed, when the notice carried it (decoded only when asked:
+        most notices are of games nobody here watches)."""
+        return None if self.state is None else game_from_json(self.state)
+
+
+Notice = Callable[[Told], None]
+
+
+def payload(game: Game, state: str) -> str:
+    """What a change of ``game`` (stored as ``state``) notifies: ``"<id> <version>"``,
+    followed by the state when it fits, so that a process watching the game need not
+    read it.  Ids are URL-safe and states ASCII JSON: a space parts them."""
+    head = f"{game.id} {game.version}"
+    return f"{head} {state}" if len(head) + 1 + len(state) <= PAYLOAD_MAX else head
 
 LISTENER_NAME = "kaboom-listen"
 """The listening connection's ``application_name`` (``pg_stat_activity`` shows it),
@@ -108,9 +141,9 @@ class PostgresFeed:
                     self._live = True
                     log.info("listening for changes on PostgreSQL")
                     async for told in conn.notifies():
-                        game_id, _, version = told.payload.rpartition(" ")
+                        game_id, version, *state = told.payload.split(" ", 2)
                         if version.isdigit():  # anything else on the channel is not ours
-                            notice(game_id, int(version))
+                            notice(Told(game_id, int(version), state[0] if state else None))
             except Exception as exc:  # the connection, or ``resumed``'s read, failed
                 if self._live:
                     log.warning("the change feed was lost (%s); polling until it is back",

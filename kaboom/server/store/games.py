@@ -49,20 +49,21 @@ class GameRows:
         return game_from_json(row[0])
 
     @staticmethod
-    def _tell(cur: Any, game: Game) -> None:
-        """Tells the other processes of ``game``'s new version, in the change's own
-        transaction (PostgreSQL's ``NOTIFY``; a SQLite file is asked instead)."""
+    def _tell(cur: Any, game: Game, stored: str) -> None:
+        """Tells the other processes of ``game`` (stored as ``stored``), in the change's
+        own transaction (PostgreSQL's ``NOTIFY``; a SQLite file is asked instead)."""
 
     def _swap(self, cur: Any, before: Game, after: Game) -> bool:
+        stored = state(after)
         cur.execute(
             "UPDATE games SET state = ?, version = ?, status = ?, updated_at = ?"
             " WHERE id = ? AND version = ?",
-            (state(after), after.version, after.status.value, time.time(), after.id,
+            (stored, after.version, after.status.value, time.time(), after.id,
              before.version),
         )
         if cur.rowcount != 1:
             return False
-        self._tell(cur, after)
+        self._tell(cur, after, stored)
         return True
 
     def commit(self, before: Game, after: Game) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 from kaboom.server.game import Game, Step
 from kaboom.server.store.codec import state, step_to_json
 from kaboom.server.store.faults import Fault, StoreOpenError
-from kaboom.server.store.feed import CHANNEL, PostgresFeed
+from kaboom.server.store.feed import CHANNEL, PostgresFeed, payload
 from kaboom.server.store.sql import SqlStore
 
 __all__ = ["APPLICATION_NAME", "CONNECT_TIMEOUT_S", "POOL_WAIT_S", "PostgresStore"]
@@ -112,23 +112,25 @@ class PostgresStore(SqlStore):
         # step is written only if the compare-and-set updated the game; a record an
         # undone move left under the same number is replaced.  The notice is queued by
         # the updated row's RETURNING, so it goes out when, and only if, all of it commits.
+        stored = state(after)
         with self._connection(write=True) as conn:
             row = conn.execute(
                 "WITH moved AS (UPDATE games SET state = %s, version = %s, status = %s,"
                 " updated_at = %s WHERE id = %s AND version = %s"
-                " RETURNING id, pg_notify(%s, id || ' ' || version)),"
+                " RETURNING id, pg_notify(%s, %s)),"
                 " stale AS (DELETE FROM steps WHERE game_id IN (SELECT id FROM moved)"
                 " AND n > %s)"
                 " INSERT INTO steps (game_id, n, step) SELECT id, %s, %s FROM moved"
                 " ON CONFLICT (game_id, n) DO UPDATE SET step = EXCLUDED.step RETURNING 1",
-                (state(after), after.version, after.status.value, time.time(), after.id,
-                 before.version, CHANNEL, after.moves, after.moves, step_to_json(step)),
+                (stored, after.version, after.status.value, time.time(), after.id,
+                 before.version, CHANNEL, payload(after, stored), after.moves, after.moves,
+                 step_to_json(step)),
             ).fetchone()
         return row is not None
 
     @staticmethod
-    def _tell(cur: Any, game: Game) -> None:
-        cur.execute("SELECT pg_notify(?, ?)", (CHANNEL, f"{game.id} {game.version}"))
+    def _tell(cur: Any, game: Game, stored: str) -> None:
+        cur.execute("SELECT pg_notify(?, ?)", (CHANNEL, payload(game, stored)))
 
     def feed(self) -> PostgresFeed:
         """The database's notices of every change, on a listening connection of the
