@@ -251,3 +251,28 @@ def test_idle_spectators_cost_the_database_no_query(
     finally:
         for page in pages:
             page.close()
+
+
+def _waiting(url: str) -> float:
+    text = httpx.get(f"{url}/api/metrics", timeout=30).text
+    line = next(line for line in text.splitlines()
+                if line.startswith("kaboom_long_polls_waiting "))
+    return float(line.split()[1])
+
+
+def test_a_page_that_goes_stops_waiting(postgres: PostgresServer) -> None:
+    """Pages close their streams between two keep-alives: each wait ends with its page,
+    none is left behind waiting for a game nobody watches."""
+    with LiveServer(postgres.url()) as server:
+        player = Player(server.url)
+        pages = [Spectator(server.url, player.id, player.version) for _ in range(3)]
+        deadline = time.monotonic() + 30
+        while _waiting(server.url) != 3:
+            assert time.monotonic() < deadline, _waiting(server.url)
+            time.sleep(0.1)
+        for page in pages:
+            page.close()
+        player.move()  # each stream sends its event, then finds its page gone
+        while _waiting(server.url) != 0:
+            assert time.monotonic() < deadline, _waiting(server.url)
+            time.sleep(0.1)

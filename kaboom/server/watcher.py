@@ -39,8 +39,13 @@ class _Watched:
     """The newest version of the game read or committed here."""
     told: int = -1
     """The newest version known to be committed (told by the feed, or polled)."""
-    waiting: list[tuple[int, asyncio.Future[Game]]] = field(default_factory=list)
+    waiting: list[tuple[int, asyncio.Future[Game | None]]] = field(default_factory=list)
     reading: bool = False
+
+
+def _expire(future: asyncio.Future[Game | None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class Watch:
@@ -120,17 +125,19 @@ class Watcher:
         if entry.latest is not None and entry.latest.version > version:
             return entry.latest
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Game] = loop.create_future()
+        future: asyncio.Future[Game | None] = loop.create_future()
         waiter = (version, future)
         entry.waiting.append(waiter)
         if entry.told > version:
             self._read(game_id, entry)  # committed elsewhere, not read yet
+        # a timer, not asyncio.wait_for: thousands of pages wait at once, and wait_for's
+        # task and futures for each were a good part of waking them all
+        timer = loop.call_at(deadline, _expire, future)
         LONG_POLLS.inc()
         try:
-            return await asyncio.wait_for(future, max(0.0, deadline - loop.time()))
-        except TimeoutError:
-            return None
+            return await future
         finally:
+            timer.cancel()
             LONG_POLLS.dec()
             with contextlib.suppress(ValueError):
                 entry.waiting.remove(waiter)
