@@ -42,7 +42,7 @@ CHROMIUM_ARGS = [
 and these flags keep Debian's quiet and offline."""
 
 
-NO_CREATION_LIMITS: dict[str, int] = {
+NO_CREATION_LIMITS: dict[str, Any] = {
     "create_per_minute": 0, "create_cells_per_day": 0, "create_cells_per_day_total": 0,
 }
 """Settings for a server whose one client (a bench, a bot run) makes many games."""
@@ -265,12 +265,16 @@ class NginxProxy:
     with this directory's paths instead of the image's.
     """
 
-    def __init__(self, upstreams: list[str]) -> None:
+    def __init__(self, upstreams: list[str], deploy: Path | None = None) -> None:
         binary = find_nginx()
         if binary is None:
             raise RuntimeError("nginx is not installed: run ./test.sh (it installs `nginx`)")
         self.binary = binary
         self.upstreams = upstreams
+        self.template = deploy / NGINX_TEMPLATE.name if deploy else NGINX_TEMPLATE
+        """The site's template: this checkout's, or another's ``deploy/`` (a bench's
+        "before")."""
+        self.main = self.template.with_name(NGINX_MAIN.name)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.root = Path(tempfile.mkdtemp(prefix="kaboom-nginx-"))
@@ -283,14 +287,14 @@ class NginxProxy:
         if os.geteuid() == 0:  # the workers run as nobody, and write the temporary files
             for path in (root, root / "temp", *(root / "temp").iterdir()):
                 shutil.chown(path, "nobody")
-        site = render_nginx(NGINX_TEMPLATE.read_text(), f"127.0.0.1:{self.port}",
+        site = render_nginx(self.template.read_text(), f"127.0.0.1:{self.port}",
                             self.upstreams)
         (root / "kaboom.conf").write_text(site)
         temps = "\n".join(f"    {kind}_temp_path {root}/temp/{d};" for kind, d in (
             ("client_body", "body"), ("proxy", "proxy"), ("fastcgi", "fastcgi"),
             ("uwsgi", "uwsgi"), ("scgi", "scgi")))
         conf = root / "nginx.conf"
-        worker = dict(re.findall(r"^\s*(worker_\w+) ([^;]+);", NGINX_MAIN.read_text(), re.M))
+        worker = dict(re.findall(r"^\s*(worker_\w+) ([^;]+);", self.main.read_text(), re.M))
         conf.write_text(
             f"worker_processes {worker['worker_processes']};\n"
             f"worker_rlimit_nofile {worker['worker_rlimit_nofile']};\n"
@@ -343,12 +347,14 @@ class NginxProxy:
 
 class ProxiedServer:
     """What ``docker compose up`` runs, on this machine: ``processes`` ``kaboom serve``
-    processes on one store, and :class:`NginxProxy` in front of them; :attr:`url` is
-    nginx's.  ``settings`` go to every process, as for :class:`LiveServer`."""
+    processes on one store, and :class:`NginxProxy` in front of them (with ``deploy``'s
+    configuration, by default this checkout's); :attr:`url` is nginx's.  ``settings`` go
+    to every process, as for :class:`LiveServer`."""
 
-    def __init__(self, db: Path | str, processes: int = 2, **settings: Any) -> None:
+    def __init__(self, db: Path | str, processes: int = 2, *, deploy: Path | None = None,
+                 **settings: Any) -> None:
         self.servers = [LiveServer(db, **settings) for _ in range(processes)]
-        self.nginx = NginxProxy([f"127.0.0.1:{s.port}" for s in self.servers])
+        self.nginx = NginxProxy([f"127.0.0.1:{s.port}" for s in self.servers], deploy)
         self.port = self.nginx.port
         self.url = self.nginx.url
 

@@ -112,3 +112,15 @@ def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     # a move made through one process wakes a long poll held by the other
     assert sorted(r["store"] for r in polled) == ["postgresql", "sqlite"]
     assert all(r["samples"] > 0 for r in polled)
+
+
+def test_open_pages_delivers_every_move_to_every_stream(tmp_path: Path) -> None:
+    out = tmp_path / "pages.json"
+    run_bench("open_pages.py", "--streams", "40", "--games", "4", "--rounds", "2",
+              "--paired", "4", "--idle", "1", "--json", str(out))
+    [row] = bench_report(out)["results"]
+    assert row["row"] == "after"  # no --before: this checkout's alone
+    assert row["opened"] == 40 and row["refused"] == 0
+    assert row["moves_answered"] == 8 and row["delivered"] == 80 and row["missed"] == 0
+    paired = row["paired"]
+    assert paired["missed"] == 0 and paired["same_process"]["p50_ms"] is not None

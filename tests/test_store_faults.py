@@ -7,6 +7,8 @@ so)."""
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import socket
 import subprocess
 import threading
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 import httpx
+import psycopg
 import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
@@ -223,6 +226,7 @@ class CuttingRelay:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port: int = self._listener.getsockname()[1]
         self._armed: str | None = None
+        self._matching = b""
         self._then_down = False
         self._down = False
         self._open: list[socket.socket] = []
@@ -230,8 +234,11 @@ class CuttingRelay:
         self.cuts = 0
         threading.Thread(target=self._accept, daemon=True).start()
 
-    def cut(self, where: Literal["request", "reply"], *, then_down: bool = False) -> None:
-        self._armed, self._then_down = where, then_down
+    def cut(self, where: Literal["request", "reply"], *, then_down: bool = False,
+            matching: bytes = b"") -> None:
+        """Arms the cut, for the next data sent that holds ``matching`` (a statement's
+        words, not a pool's connection opening in the background)."""
+        self._armed, self._then_down, self._matching = where, then_down, matching
 
     def up(self) -> None:
         self._down = False
@@ -239,9 +246,9 @@ class CuttingRelay:
     def close(self) -> None:
         self._listener.close()
 
-    def _take(self, where: str) -> bool:
+    def _take(self, where: str, data: bytes) -> bool:
         with self._lock:
-            if self._armed != where:
+            if self._armed != where or self._matching not in data:
                 return False
             self._armed = None
             self.cuts += 1
@@ -276,10 +283,10 @@ class CuttingRelay:
               doomed: threading.Event) -> None:
         try:
             while data := src.recv(65536):
-                if (up and self._take("request")) or (not up and doomed.is_set()):
+                if (up and self._take("request", data)) or (not up and doomed.is_set()):
                     self._cut(src, dst)
                     return
-                if up and self._take("reply"):
+                if up and self._take("reply", data):
                     doomed.set()
                 dst.sendall(data)
         except OSError:
@@ -320,13 +327,64 @@ def test_a_move_whose_connection_is_cut_is_committed_once(
         relay.close()
 
 
-# ---------------------------------------------------------------- SQLite, a full disk
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real filesystem of 4 MiB (tmpfs), mounted for the test and gone after it."""
-    mount = tmp_path / "disk"
+def test_a_read_whose_connection_is_cut_is_read_again_on_a_fresh_one(
+        own_postgres: PostgresServer) -> None:
+    """The connection dies under a read (the relay drops its statement): the read is
+    asked again on a fresh connection and answered (it was a 503), and the lost
+    connection is counted."""
+    url = own_postgres.url()
+    relay = CuttingRelay(own_postgres.port)
+    store = PostgresStore(url.replace(f":{own_postgres.port}/", f":{relay.port}/"))
+    try:
+        service = Games(store, Settings(db=url, create_per_minute=0))
+        game, token = service.create(Rules(30, 16, 99))
+        played = service.play(game.id, Move.flag(0, 0), token).after
+        lost_before = REGISTRY.get_sample_value(
+            "kaboom_store_faults_total", {"fault": "connection_lost"}) or 0.0
+        relay.cut("request", matching=b"FROM games")
+        assert store.get(game.id) == played
+        relay.cut("request", matching=b"FROM steps")
+        assert store.moves(game.id, 0, 10) == ["flag 0 0"]
+        assert relay.cuts == 2, "the relay cut no connection: the test tested nothing"
+        assert REGISTRY.get_sample_value(
+            "kaboom_store_faults_total", {"fault": "connection_lost"}) == lost_before + 2
+    finally:
+        store.close()
+        relay.close()
+
+
+def test_reads_after_the_servers_connections_were_killed_are_answered(
+        own_postgres: PostgresServer) -> None:
+    """Every connection a running server holds to PostgreSQL is killed (as a failover or
+    an administrator's ``pg_terminate_backend`` does): the next reads are answered 200,
+    not 503, and a move after them too."""
+    url = own_postgres.url()
+    with LiveServer(url) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        r = http.post("/api/games", json=EXPERT)
+        game, auth = r.json()["id"], {"Authorization": f"Bearer {r.json()['player_token']}"}
+        assert http.post(f"/api/games/{game}/flag", json={"x": 0, "y": 0},
+                         headers=auth).status_code == 200
+        with psycopg.connect(url, autocommit=True) as admin:
+            killed = admin.execute(
+                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity"
+                " WHERE application_name LIKE %s",
+                (f"% {server.pids()[0]}",)).fetchone()
+        assert killed is not None and killed[0] >= 1
+        assert http.get(f"/api/games/{game}").status_code == 200
+        assert http.get(f"/api/games/{game}/moves").json()["moves"] == ["flag 0 0"]
+        assert http.get("/api/health").json()["status"] == "ok"
+        assert http.post(f"/api/games/{game}/flag", json={"x": 1, "y": 0},
+                         headers=auth).status_code == 200
+        assert _metric(server.url, "kaboom_store_faults_total",
+                       {"fault": "connection_lost"}) >= 1  # the reads met a dead one
+
+
+# ---------------------------------------------------------------- a full disk
+@contextlib.contextmanager
+def _mounted(mount: Path, size: str) -> Iterator[Path]:
+    """A real filesystem of ``size`` (tmpfs) at ``mount``, gone on the way out."""
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)],
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         pytest.fail(f"cannot mount a small tmpfs (the test needs root): {done.stderr}")
@@ -334,6 +392,13 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", "--lazy", str(mount)], check=True)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A real filesystem of 4 MiB (tmpfs), mounted for the test and gone after it."""
+    with _mounted(tmp_path / "disk", "4m") as mount:
+        yield mount
 
 
 def _fill(disk: Path) -> Path:
@@ -394,6 +459,87 @@ def test_a_sqlite_store_on_a_full_disk_says_so_and_keeps_every_game(
         assert http.post("/api/games", json=EXPERT).status_code == 201
         assert http.get("/api/health").json()["status"] == "ok"
         assert _metric(server.url, "kaboom_store_disk_full") == 0
+
+
+@pytest.fixture
+def small_tablespace(own_postgres: PostgresServer) -> Iterator[tuple[str, Path]]:
+    """A database of its own whose every table lives on a small disk (a tmpfs of 32 MiB
+    holding its tablespace, in the cluster's folder, which its server can reach;
+    PostgreSQL's own files stay where they are): its URL, and the disk."""
+    with _mounted(own_postgres.root / "small-disk", "32m") as disk:
+        where = disk / "tablespace"
+        where.mkdir(mode=0o700)
+        if os.geteuid() == 0:  # the cluster runs as postgres (kaboom.testing.PostgresServer)
+            shutil.chown(where, "postgres", "postgres")
+        admin = f"postgresql://kaboom@127.0.0.1:{own_postgres.port}/postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"CREATE TABLESPACE kaboom_small LOCATION '{where}'")
+            conn.execute("CREATE DATABASE kaboom_full TABLESPACE kaboom_small")
+        try:
+            yield admin.replace("/postgres", "/kaboom_full"), disk
+        finally:
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute("DROP DATABASE kaboom_full WITH (FORCE)")
+                conn.execute("DROP TABLESPACE kaboom_small")
+
+
+def test_a_postgresql_store_on_a_full_disk_says_so_and_keeps_every_game(
+        small_tablespace: tuple[str, Path]) -> None:
+    """PostgreSQL's tables on a full disk, two processes behind nginx: a new game is a 507
+    that names the disk, a move is stored or refused so (an update may still fit its
+    page), every earlier game reads as it was, no answer is a 500.  Each process answers
+    the balancer's health check 200 with ``disk_full`` after its write failed, so that a
+    balancer keeps every process, and their reads; freed, each process creates games
+    again and says ``ok``."""
+    url, disk = small_tablespace
+    with ProxiedServer(url, 2, **NO_CREATION_LIMITS) as site, \
+            httpx.Client(base_url=site.url, timeout=30) as http:
+        earlier = {}
+        for i in range(3):
+            r = http.post("/api/games", json=EXPERT)
+            assert r.status_code == 201
+            game, token = r.json()["id"], r.json()["player_token"]
+            assert http.post(f"/api/games/{game}/flag", json={"x": i, "y": 0},
+                             headers={"Authorization": f"Bearer {token}"}).status_code == 200
+            earlier[game] = token
+        before = {g: http.get(f"/api/games/{g}").json() for g in earlier}
+        filler = _fill(disk)
+
+        created = [http.post("/api/games", json=EXPERT) for _ in range(20)]
+        statuses = [r.status_code for r in created]
+        assert set(statuses) <= {201, 507}, statuses
+        assert statuses[-10:] == [507] * 10, statuses  # a few rows fit the pages it had
+        refusal = created[-1].json()["detail"]
+        assert "disk is full" in refusal and "nothing changed" in refusal
+        for server in site.servers:  # each process refuses a game, and says so, but
+            # answers the balancer 200: it still serves every read
+            assert httpx.post(f"{server.url}/api/games", json=EXPERT,
+                              timeout=30).status_code == 507
+            health = httpx.get(f"{server.url}/api/health", timeout=30)
+            assert health.status_code == 200, health.text
+            assert health.json()["status"] == "disk_full"
+
+        for n, (game, token) in enumerate(earlier.items()):  # a move: stored, or a 507
+            r = http.post(f"/api/games/{game}/flag", json={"x": 10 + n, "y": 5},
+                          headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code in (200, 507), r.text
+            after = http.get(f"/api/games/{game}")
+            assert after.status_code == 200
+            assert after.json() == (r.json() if r.status_code == 200 else before[game])
+            assert http.get(f"/api/games/{game}/moves").status_code == 200
+        for r in created:
+            if r.status_code == 201:
+                assert http.get(f"/api/games/{r.json()['id']}").status_code == 200
+        for server in site.servers:
+            assert _metric(server.url, "kaboom_http_requests_total", {"status": "500"}) == 0
+            assert _metric(server.url, "kaboom_store_faults_total", {"fault": "disk_full"}) > 0
+        assert http.get("/api/health").status_code == 200  # through nginx
+
+        filler.unlink()  # the operator frees space: no restart needed
+        for server in site.servers:
+            assert httpx.post(f"{server.url}/api/games", json=EXPERT,
+                              timeout=30).status_code == 201
+            assert httpx.get(f"{server.url}/api/health").json()["status"] == "ok"
 
 
 def test_a_move_whose_store_goes_down_under_its_commit_says_it_may_be_in(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
@@ -157,6 +158,7 @@ KEEPALIVE_S = 15.0
 
 _PROOFS_KEPT = 512
 _ORIGINS_KEPT = 4096
+_CHANGES_KEPT = 1024
 
 
 class Kaboom:
@@ -178,6 +180,8 @@ class Kaboom:
         """Loss proofs by (game, version): a finished game's proof never changes."""
         self._origins: OrderedDict[tuple[str, int], str] = OrderedDict()
         """The page whose request made each recent version of a game, in this process."""
+        self._sent: OrderedDict[tuple[str, int, int, Role], Change] = OrderedDict()
+        """The last changes sent to watchers, by game, versions and role."""
 
     # ------------------------------------------------------------------ games
     async def create(self, rules: Rules, caller: Caller) -> Created:
@@ -204,37 +208,45 @@ class Kaboom:
         """The game once its move count differs from ``moves`` or it changes (a move or
         an undo, made by any process), or at the timeout (a long poll)."""
         deadline = asyncio.get_running_loop().time() + min(timeout, self.watcher.longest)
-        game = await asyncio.to_thread(self.games.get, game_id)
-        if game.moves == moves and game.status is GameStatus.PLAYING:
-            await self.watcher.wait(game_id, game.version, deadline)
+        with self.watcher.watch(game_id) as watch:  # before the read: no change missed
             game = await asyncio.to_thread(self.games.get, game_id)
+            if game.moves == moves and game.status is GameStatus.PLAYING:
+                game = await watch.next(game.version, deadline) or game
         return self._view(game, "spectator")
 
     async def watch(self, game_id: str, version: int, caller: Caller
                     ) -> AsyncIterator[Watched]:
         """The game's changes from ``version`` on, made by any process, as they come; a
         change the caller's own page made is not given back (its answer had it).  Reads
-        the game first, so an unknown one is refused before anything is given."""
-        game = await asyncio.to_thread(self.games.get, game_id)
+        the game first, so an unknown one is refused before anything is given; an idle
+        stream reads nothing (its keep-alives included)."""
+        watch = self.watcher.watch(game_id)  # before the read: no change missed
+        try:
+            game = await asyncio.to_thread(self.games.get, game_id)
+        except BaseException:
+            watch.close()
+            raise
 
         async def changes() -> AsyncIterator[Watched]:
-            shown = await self._seen(game, caller)
-            if game.version != version:  # the page is behind already: the whole game
-                yield Shown(*await asyncio.to_thread(self._tallied, shown, caller))
-            while True:
-                deadline = asyncio.get_running_loop().time() + KEEPALIVE_S
-                await self.watcher.wait(game_id, shown.game.version, deadline)
-                now = await asyncio.to_thread(self.games.get, game_id)
-                if now.version == shown.game.version:
-                    yield None
-                    continue
-                view = await self._seen(now, caller)
-                if not self._made_by(game_id, range(shown.game.version + 1, now.version + 1),
-                                     caller.page):
-                    yield await asyncio.to_thread(self._changed, shown, view, caller)
-                shown = view
+            with watch:
+                shown = await self._seen(game, caller)
+                if game.version != version:  # the page is behind already: the whole game
+                    yield Shown(*await asyncio.to_thread(self._tallied, shown, caller))
+                while True:
+                    deadline = asyncio.get_running_loop().time() + KEEPALIVE_S
+                    now = await watch.next(shown.game.version, deadline)
+                    if now is None:
+                        yield None
+                        continue
+                    view = await self._seen(now, caller)
+                    made = range(shown.game.version + 1, now.version + 1)
+                    if not self._made_by(game_id, made, caller.page):
+                        yield await self._changed(shown, view, caller)
+                    shown = view
 
-        return changes()
+        found = changes()
+        weakref.finalize(found, watch.close)  # a stream never started never closes it
+        return found
 
     # ------------------------------------------------------------------ changes
     async def move(self, game_id: str, move: Move, caller: Caller) -> Change:
@@ -426,8 +438,20 @@ class Kaboom:
         new, statistics = self._noted(self._view(after, role, analysis), caller)
         return Change(self._view(before, role), new, statistics)
 
-    def _changed(self, shown: GameView, view: GameView, caller: Caller) -> Change:
-        return Change(shown, *self._noted(view, caller))
+    async def _changed(self, shown: GameView, view: GameView, caller: Caller) -> Change:
+        """The change a watcher is sent: with the caller's statistics (read off the event
+        loop) when it finished a game that counts for it; else the very change sent to the
+        game's other watchers, so that a page's event is drawn once for all of them
+        (:func:`kaboom.server.render.event`)."""
+        if caller.browser is not None and counts(view):
+            return Change(shown, *await asyncio.to_thread(self._tallied, view, caller))
+        key = (view.game.id, shown.game.version, view.game.version, view.role)
+        sent = self._sent.get(key)
+        if sent is None or sent.before != shown or sent.after != view:
+            sent = self._sent[key] = Change(shown, view)
+            while len(self._sent) > _CHANGES_KEPT:
+                self._sent.popitem(last=False)
+        return sent
 
     def _noted(self, view: GameView, caller: Caller) -> tuple[GameView, Statistics | None]:
         """A finished game counted for the caller when it counts, and its view marked

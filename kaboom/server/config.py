@@ -35,7 +35,9 @@ class Settings(BaseSettings):
     also survives an OS crash or power loss, at an fsync per move (docs/benchmarks.md)."""
     long_poll_max_s: float = Field(default=30.0, ge=0, allow_inf_nan=False)
     long_poll_interval_s: float = Field(default=0.05, gt=0, allow_inf_nan=False)
-    """How often a process looks for changes other processes made to watched games."""
+    """How often a process asks for changes other processes made to watched games, where
+    it is not told of them: on SQLite (a cheap ``PRAGMA data_version``, then the versions
+    when it moved), and on PostgreSQL only while its listening connection is down."""
     cached_games: int = Field(default=256, ge=1)
     """Games whose engines stay warm in memory."""
     max_body_bytes: int = Field(default=80 * 1024, ge=1)

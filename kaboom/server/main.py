@@ -61,6 +61,7 @@ def _lifespan(kaboom: Kaboom) -> Callable[[FastAPI], AbstractAsyncContextManager
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await kaboom.watcher.close()
         kaboom.store.close()
 
     return lifespan

@@ -10,6 +10,7 @@ The templates live in ``kaboom/web/templates/`` (package data).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -215,17 +216,31 @@ def board(found: Shown, played: bool) -> str:
                        " serve running?)", "error")
 
 
+_EVENTS_KEPT = 256
+_events: OrderedDict[int, tuple[Watched, str]] = OrderedDict()
+"""The last events drawn, by the identity of what they show: the application hands every
+watcher of a game the same change, and a move watched by thousands of pages is drawn once
+(a change's results are frozen values; each is kept with its event, so its id is not
+reused while it is here).  Drawn on the event loop only."""
+
+
 def event(found: Watched) -> str:
     """One server-sent event of a game's stream: the whole game, a change, or a comment
     that keeps the stream open."""
     if found is None:
         return ": still here\n\n"
+    kept = _events.get(id(found))
+    if kept is not None and kept[0] is found:
+        return kept[1]
     if isinstance(found, Shown):
         view, data = found.view, everything(found.view)
     else:
         view, data = found.after, _parts(found, None) + statistics(found.statistics)
     lines = "".join(f"data: {line}\n" for line in data.splitlines() or [""])
-    return f"event: change\nid: {view.game.version}\n{lines}\n"
+    drawn = _events[id(found)] = (found, f"event: change\nid: {view.game.version}\n{lines}\n")
+    while len(_events) > _EVENTS_KEPT:
+        _events.popitem(last=False)
+    return drawn[1]
 
 
 def analyser(view: PositionView) -> str:

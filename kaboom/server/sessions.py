@@ -62,11 +62,11 @@ class Sessions:
     """The sessions of the games this process works on, least recently used first out."""
 
     def __init__(self, store: GameStore, settings: Settings,
-                 committed: Callable[[str], None] = lambda game_id: None) -> None:
+                 committed: Callable[[Game], None] = lambda game: None) -> None:
         self.store = store
         self.settings = settings
         self.committed = committed
-        """Called with the game's id after each change this process commits."""
+        """Called with the game as stored after each change this process commits."""
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._guard = threading.Lock()
         self.pool = CachePool(settings.cache_mb << 20)
@@ -125,7 +125,7 @@ class Sessions:
                 new = replace(new, version=game.version + 1)
                 if _commit_surviving(self.store, commit, game, new, record):
                     session.game = new
-                    self.committed(game_id)
+                    self.committed(new)
                     return Changed(game, new)
                 STORE_RACES.labels("change").inc()
                 session.referee.rollback(mark)

@@ -18,16 +18,19 @@ from kaboom.server.game import Game, Step
 from kaboom.server.store.codec import game_from_dict, game_to_dict, same_game
 from kaboom.server.store.counted import Tally
 from kaboom.server.store.faults import StoreOpenError
+from kaboom.server.store.feed import Feed, Told
 from kaboom.server.store.postgres import PostgresStore
 from kaboom.server.store.sqlite import MemoryStore, SqliteStore
 
 __all__ = [
+    "Feed",
     "GameStore",
     "MemoryStore",
     "PostgresStore",
     "SqliteStore",
     "StoreOpenError",
     "Tally",
+    "Told",
     "game_from_dict",
     "game_to_dict",
     "is_postgres",
@@ -61,6 +64,7 @@ class GameStore(Protocol):
                    elapsed_ms: int) -> bool: ...
     def tallies(self, browser: str, game_id: str) -> list[Tally]: ...
     def forget_counted(self, browser: str) -> None: ...
+    def feed(self) -> Feed: ...
     def close(self) -> None: ...
 
 

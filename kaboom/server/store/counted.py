@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kaboom.server.store.faults import read_again
+
 __all__ = ["CountedGames", "Tally"]
 
 
@@ -41,6 +43,7 @@ class CountedGames:
                 (game_id, browser, preset, int(won), elapsed_ms),
             ).fetchone() is not None
 
+    @read_again
     def tallies(self, browser: str, game_id: str) -> list[Tally]:
         """``browser``'s statistics per preset it counted a game on, and whether (and as
         what) they hold ``game_id``: one query on the browser's index."""

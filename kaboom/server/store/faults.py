@@ -4,14 +4,18 @@ connection lost is :class:`StoreUnavailableError` (503), a full disk :class:`Sto
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Literal
+from typing import Literal, ParamSpec, TypeVar
 
 from kaboom.server.errors import StoreConnectionLostError, StoreFullError, StoreUnavailableError
 from kaboom.solver import KaboomError
 
-__all__ = ["Fault", "Faults", "StoreOpenError"]
+__all__ = ["Fault", "Faults", "StoreOpenError", "read_again"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 Fault = Literal["unavailable", "connection_lost", "disk_full"]
 """Why the database could not do its part: it cannot answer now, the connection died
@@ -21,6 +25,23 @@ during a statement, or its disk is full."""
 class StoreOpenError(RuntimeError):
     """The store named by the settings cannot be opened (a wrong URL, a server down, a
     file that is not a database)."""
+
+
+def read_again(read: Callable[P, R]) -> Callable[P, R]:
+    """``read`` tried once more when its connection died under it: the pool gives the
+    second try a fresh connection (a database restart or a cut connection kills every
+    pooled one, and each would fail the next request that took it), and a read changes
+    nothing, so asking twice is safe.  A change is not retried so: it may have committed,
+    which only reading the game again tells (``kaboom.server.sessions``)."""
+
+    @functools.wraps(read)
+    def again(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return read(*args, **kwargs)
+        except StoreConnectionLostError:
+            return read(*args, **kwargs)
+
+    return again
 
 
 class Faults:

@@ -11,6 +11,7 @@ from typing import Any
 from kaboom.server.errors import GameNotFoundError
 from kaboom.server.game import Game, Step
 from kaboom.server.store.codec import game_from_json, state, step_from_json, step_to_json
+from kaboom.server.store.faults import read_again
 
 __all__ = ["GameRows"]
 
@@ -39,6 +40,7 @@ class GameRows:
                 (game.id, state(game), game.version, game.status.value, time.time()),
             )
 
+    @read_again
     def get(self, game_id: str) -> Game:
         with self._tx(write=False) as cur:
             row = cur.execute("SELECT state FROM games WHERE id = ?", (game_id,)).fetchone()
@@ -47,14 +49,22 @@ class GameRows:
         return game_from_json(row[0])
 
     @staticmethod
-    def _swap(cur: Any, before: Game, after: Game) -> bool:
+    def _tell(cur: Any, game: Game, stored: str) -> None:
+        """Tells the other processes of ``game`` (stored as ``stored``), in the change's
+        own transaction (PostgreSQL's ``NOTIFY``; a SQLite file is asked instead)."""
+
+    def _swap(self, cur: Any, before: Game, after: Game) -> bool:
+        stored = state(after)
         cur.execute(
             "UPDATE games SET state = ?, version = ?, status = ?, updated_at = ?"
             " WHERE id = ? AND version = ?",
-            (state(after), after.version, after.status.value, time.time(), after.id,
+            (stored, after.version, after.status.value, time.time(), after.id,
              before.version),
         )
-        return bool(cur.rowcount == 1)
+        if cur.rowcount != 1:
+            return False
+        self._tell(cur, after, stored)
+        return True
 
     def commit(self, before: Game, after: Game) -> bool:
         with self._tx() as cur:
@@ -79,6 +89,7 @@ class GameRows:
             cur.execute("DELETE FROM steps WHERE game_id = ? AND n > ?", (after.id, after.moves))
             return True
 
+    @read_again
     def last_step(self, game: Game) -> Step:
         with self._tx(write=False) as cur:
             row = cur.execute(
@@ -88,6 +99,7 @@ class GameRows:
             raise GameNotFoundError(f"game {game.id!r} has no move to undo")
         return step_from_json(row[0])
 
+    @read_again
     def steps(self, game_id: str, offset: int, limit: int) -> list[Step]:
         """The undo records of moves ``offset + 1`` to ``offset + limit`` (the first move
         is move 1), in order: a replay page.  Only those rows are read, so a page costs
@@ -99,6 +111,7 @@ class GameRows:
             ).fetchall()
         return [step_from_json(r[0]) for r in rows]
 
+    @read_again
     def moves(self, game_id: str, offset: int, limit: int) -> list[str]:
         """Moves ``offset + 1`` to ``offset + limit`` in order, as move strings
         (``reveal 3 4``); only those rows are read."""
@@ -110,6 +123,7 @@ class GameRows:
             ).fetchall()
         return [str(r[0]) for r in rows]
 
+    @read_again
     def versions(self, game_ids: Sequence[str]) -> dict[str, int]:
         """The stored version of each game that exists (one query, for the watchers)."""
         if not game_ids:

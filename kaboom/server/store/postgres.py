@@ -3,6 +3,7 @@ share, through psycopg 3 and its connection pool."""
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -11,9 +12,15 @@ from typing import Any
 from kaboom.server.game import Game, Step
 from kaboom.server.store.codec import state, step_to_json
 from kaboom.server.store.faults import Fault, StoreOpenError
+from kaboom.server.store.feed import CHANNEL, PostgresFeed, payload
 from kaboom.server.store.sql import SqlStore
 
-__all__ = ["CONNECT_TIMEOUT_S", "POOL_WAIT_S", "PostgresStore"]
+__all__ = ["APPLICATION_NAME", "CONNECT_TIMEOUT_S", "POOL_WAIT_S", "PostgresStore"]
+
+APPLICATION_NAME = "kaboom"
+"""The pooled connections' ``application_name`` (``pg_stat_activity`` shows it), followed
+by the process's id; the listening connection's is
+:data:`kaboom.server.store.feed.LISTENER_NAME`."""
 
 CONNECT_TIMEOUT_S = 10
 """How long opening a PostgreSQL store waits for the server to answer at all."""
@@ -48,6 +55,7 @@ class PostgresStore(SqlStore):
             reason = " ".join(str(exc).split()) or type(exc).__name__
             raise StoreOpenError(f"cannot connect to PostgreSQL: {reason}") from None
         self._errors = psycopg
+        self._url = url
         # Autocommit: a read is one round trip; a change opens its own transaction.
         self._pool = ConnectionPool(
             url,
@@ -56,7 +64,8 @@ class PostgresStore(SqlStore):
             open=True,
             timeout=wait_s,
             name="kaboom",
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True,
+                    "application_name": f"{APPLICATION_NAME} {os.getpid()}"},
         )
         with self._tx() as cur:
             # Processes starting together must not run the same migration twice.
@@ -101,19 +110,32 @@ class PostgresStore(SqlStore):
         # One statement, so one round trip in autocommit (the shared version is five:
         # BEGIN, UPDATE, DELETE, INSERT, COMMIT); a statement is atomic on its own.  The
         # step is written only if the compare-and-set updated the game; a record an
-        # undone move left under the same number is replaced.
+        # undone move left under the same number is replaced.  The notice is queued by
+        # the updated row's RETURNING, so it goes out when, and only if, all of it commits.
+        stored = state(after)
         with self._connection(write=True) as conn:
             row = conn.execute(
                 "WITH moved AS (UPDATE games SET state = %s, version = %s, status = %s,"
-                " updated_at = %s WHERE id = %s AND version = %s RETURNING id),"
+                " updated_at = %s WHERE id = %s AND version = %s"
+                " RETURNING id, pg_notify(%s, %s)),"
                 " stale AS (DELETE FROM steps WHERE game_id IN (SELECT id FROM moved)"
                 " AND n > %s)"
                 " INSERT INTO steps (game_id, n, step) SELECT id, %s, %s FROM moved"
                 " ON CONFLICT (game_id, n) DO UPDATE SET step = EXCLUDED.step RETURNING 1",
-                (state(after), after.version, after.status.value, time.time(), after.id,
-                 before.version, after.moves, after.moves, step_to_json(step)),
+                (stored, after.version, after.status.value, time.time(), after.id,
+                 before.version, CHANNEL, payload(after, stored), after.moves, after.moves,
+                 step_to_json(step)),
             ).fetchone()
         return row is not None
+
+    @staticmethod
+    def _tell(cur: Any, game: Game, stored: str) -> None:
+        cur.execute("SELECT pg_notify(?, ?)", (CHANNEL, payload(game, stored)))
+
+    def feed(self) -> PostgresFeed:
+        """The database's notices of every change, on a listening connection of the
+        watcher's own."""
+        return PostgresFeed(self._url)
 
     def close(self) -> None:
         self._pool.close()

@@ -9,7 +9,7 @@ from typing import Any
 from kaboom.server import migrations
 from kaboom.server.store.buckets import Buckets
 from kaboom.server.store.counted import CountedGames
-from kaboom.server.store.faults import Faults
+from kaboom.server.store.faults import Faults, read_again
 from kaboom.server.store.games import GameRows
 
 __all__ = ["SqlStore"]
@@ -30,6 +30,7 @@ class SqlStore(GameRows, Buckets, CountedGames, Faults):
             cur.execute("DELETE FROM schema_version")
             cur.execute("INSERT INTO schema_version (version) VALUES (?)", (n,))
 
+    @read_again
     def schema_version(self) -> int:
         with self._tx(write=False) as cur:
             return int(cur.execute("SELECT max(version) FROM schema_version").fetchone()[0])

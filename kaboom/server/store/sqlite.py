@@ -11,6 +11,7 @@ from pathlib import Path
 
 from kaboom.server.errors import StoreFullError, StoreUnavailableError
 from kaboom.server.store.faults import Fault, StoreOpenError
+from kaboom.server.store.feed import SqliteFeed
 from kaboom.server.store.sql import SqlStore
 
 __all__ = ["LOCK_WAIT_S", "MemoryStore", "SqliteStore"]
@@ -90,6 +91,16 @@ class SqliteStore(SqlStore):
         if code == sqlite3.SQLITE_FULL:
             return "disk_full"
         return "unavailable" if code in self._UNAVAILABLE else None
+
+    def data_version(self) -> int:
+        """SQLite's count that moves when another connection (another process) commits to
+        the file, and not for this store's own commits."""
+        with self._lock, self._answering(write=False):
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def feed(self) -> SqliteFeed:
+        """Other processes' changes, asked for: :class:`SqliteFeed`."""
+        return SqliteFeed(self.data_version)
 
     def close(self) -> None:
         with self._lock:
