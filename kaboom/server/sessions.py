@@ -123,7 +123,12 @@ class Sessions:
                         raise
                     continue  # the remembered game may be out of date: decide on the stored one
                 new = replace(new, version=game.version + 1)
-                if _commit_surviving(self.store, commit, game, new, record):
+                try:
+                    committed = _commit_surviving(self.store, commit, game, new, record)
+                except BaseException:  # it may be in, or not: believe only what is proven
+                    session.referee.rollback(mark)
+                    raise
+                if committed:
                     session.game = new
                     self.committed(new)
                     return Changed(game, new)
