@@ -197,7 +197,9 @@ def test_one_address_flood_waits_behind_itself(site: ProxiedServer) -> None:
     assert {status for status, _ in flooded} == {200}
     alone = statistics.median(t for _, t in quiet)
     during = statistics.median(t for _, t in flooded)
-    assert during < max(3 * alone, 0.05), (alone, during)
+    # The held flood's 100 reads a second still take CPU from two shared cores (CI saw 5 ms
+    # alone, 67 ms during); unheld, the flood's thousands a second shared both processes with it.
+    assert during < max(3 * alone, alone + 0.1), (alone, during)
 
 
 def test_an_address_asks_the_solver_at_a_pace_of_its_own(site: ProxiedServer) -> None:

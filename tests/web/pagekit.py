@@ -47,7 +47,7 @@ def moves(page: Page) -> int:
 
 
 def wait_for_moves(page: Page, n: int) -> None:
-    page.wait_for_function(f"document.querySelector('#board').dataset.moves === '{n}'")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.moves === '{n}'")
 
 
 def click_cell(
@@ -79,7 +79,7 @@ def new_game(page: Page, preset: str = "beginner", *, size: tuple[int, int, int]
     page.click("#new-game button[type=submit]")
     page.wait_for_function(
         "([old, w, h]) => { const b = document.querySelector('#board');"
-        " return b.dataset.gameId && b.dataset.gameId !== old"
+        " return b?.dataset.gameId && b.dataset.gameId !== old"
         " && b.querySelectorAll('.c').length === w * h"
         " && document.documentElement.classList.contains('live'); }",  # its script has run
         arg=[old, size[0], size[1]],

@@ -52,7 +52,7 @@ def test_no_serious_violation_while_playing_after_a_loss_and_in_debug(
     assert serious_violations(page) == []
     new_game(page, "beginner", seed=4242, first_click="opening", debug=True)
     click_cell(page, 4, 4)
-    page.wait_for_function("document.querySelector('#board').dataset.analysedMoves === '1'")
+    page.wait_for_function("document.querySelector('#board')?.dataset.analysedMoves === '1'")
     assert serious_violations(page) == []
     # A lost game: banner, proof outlines and the replay bar.
     gid = page.eval_on_selector("#board", "b => b.dataset.gameId")

@@ -86,7 +86,7 @@ def test_a_position_built_by_clicks_and_keys(page: Page, server: Server) -> None
             # the text goes only with "Analyse this text" (a big board's is past the limit)
             assert "text=" not in (sent.value.post_data or "")
             page.wait_for_function(
-                f"document.querySelector('#analyser').dataset.link !== {before!r}")
+                f"document.querySelector('#analyser')?.dataset.link !== {before!r}")
     wait_for(page, to_link(Position(3, 3, 1, ("11#", "###", "###"))))
     assert "/analyse?p=3x3m1.b2H7" in page.url
     answer = assert_equals_api(page, server)
@@ -180,7 +180,7 @@ def test_analyse_a_replay_step(page: Page, server: Server) -> None:
     page.wait_for_selector("#replay:not([hidden])")
     page.click("#replay-back")
     page.wait_for_function(
-        "document.querySelector('#board').dataset.replayMove"
+        "document.querySelector('#board')?.dataset.replayMove"
         f" === '{server.game(gid)['moves'] - 1}'")
     page.click("#analyse-this")
     wait_for(page, to_link(before))
@@ -192,7 +192,7 @@ def test_analyse_a_replay_step(page: Page, server: Server) -> None:
     page.go_back()
     page.click("#replay-last")
     page.wait_for_function(
-        "document.querySelector('#board').dataset.replayMove"
+        "document.querySelector('#board')?.dataset.replayMove"
         f" === '{server.game(gid)['moves']}'")
     page.click("#analyse-this")
     wait_for(page, to_link(before))

@@ -22,7 +22,7 @@ def wait_for_overlay(page: Page) -> None:
     """Waits until the overlay shows the analysis of the board now on the page."""
     page.wait_for_function(
         "() => { const b = document.querySelector('#board');"
-        " return b.dataset.analysedMoves === b.dataset.moves; }"
+        " return b?.dataset.analysedMoves === b?.dataset.moves && !!b; }"
     )
 
 
@@ -98,7 +98,7 @@ def test_debug_overlay_equals_analysis_and_screenshot(page: Page, server: Server
     # Undo is allowed in a debug game, and the overlay follows.
     n = moves(page)
     page.click("#undo")
-    page.wait_for_function(f"document.querySelector('#board').dataset.moves === '{n - 1}'")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.moves === '{n - 1}'")
     assert_overlay_matches(page, server, gid)
 
     # The percentage on hover: a title on the cell and the line under the board.
@@ -133,7 +133,7 @@ def test_debug_overlay_cleared_after_loss(page: Page, server: Server) -> None:
         assert safe_existed or game["loss"]["reason"] != "guess_while_safe"
         page.click("#undo")
         page.wait_for_function(
-            f"document.querySelector('#board').dataset.moves === '{game['moves'] - 1}'")
+            f"document.querySelector('#board')?.dataset.moves === '{game['moves'] - 1}'")
         assert_overlay_matches(page, server, gid)
 
 
@@ -159,7 +159,7 @@ def test_an_analysis_out_of_time_is_said_and_asked_again(browser: Browser,
             "() => document.querySelector('#message').textContent.includes('ran out of time')")
         expect(page.locator("#message")).to_contain_text("may be safe or mines")
         page.wait_for_function(  # the page asks again for up to 39 s
-            "() => document.querySelector('#board').dataset.analysisComplete === 'true'",
+            "() => document.querySelector('#board')?.dataset.analysisComplete === 'true'",
             timeout=90_000)
         expect(page.locator("#message")).not_to_contain_text("ran out of time")
         # each answer is the board drawn with its analysis; a header says if it is complete

@@ -175,12 +175,12 @@ def test_link_reopens_the_game_and_same_board_again(page: Page, server: Server) 
 
     other = page.context.new_page()
     other.goto(f"/games/{gid}")
-    other.wait_for_function("document.querySelector('#board').dataset.moves === '2'")
+    other.wait_for_function("document.querySelector('#board')?.dataset.moves === '2'")
     assert board_rows(other) == rows
     other.close()
 
     page.click("#same-board")
-    page.wait_for_function(f"document.querySelector('#board').dataset.gameId !== '{gid}'")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.gameId !== '{gid}'")
     again = server.game(game_id(page))
     first = server.game(gid)
     for key in ("width", "height", "mines", "seed", "first_click", "forced_guess",
@@ -194,7 +194,7 @@ def test_link_reopens_the_game_and_same_board_again(page: Page, server: Server) 
 
     # Back goes to the previous game.
     page.go_back()
-    page.wait_for_function(f"document.querySelector('#board').dataset.gameId === '{gid}'")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.gameId === '{gid}'")
     expect(cell(page, 0, 15)).to_have_attribute("data-state", "F")
 
 
@@ -217,12 +217,12 @@ def test_back_to_a_game_that_expired_replaces_it_and_keeps_forward(page: Page) -
         status=303, headers={"Location": "/games/no-such-game"}))
     page.go_back()
     page.wait_for_function(
-        "(old) => { const id = document.querySelector('#board').dataset.gameId;"
+        "(old) => { const id = document.querySelector('#board')?.dataset.gameId;"
         " return id && !old.includes(id); }", arg=[first, later])
     fresh = game_id(page)
     assert page.url.endswith(f"/games/{fresh}")
     expect(page.locator("#message")).to_contain_text("does not exist")
     page.go_forward()
-    page.wait_for_function(f"document.querySelector('#board').dataset.gameId === '{later}'")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.gameId === '{later}'")
     page.go_back()
-    page.wait_for_function(f"document.querySelector('#board').dataset.gameId === '{fresh}'")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.gameId === '{fresh}'")

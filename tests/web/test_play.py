@@ -256,7 +256,7 @@ def test_keyboard_play(page: Page, server: Server) -> None:
             assert attribute(cell(page, hx, hy), "data-state").isdigit()
 
     page.keyboard.press("n")
-    page.wait_for_function(f"document.querySelector('#board').dataset.gameId !== '{gid}'")
+    page.wait_for_function(f"document.querySelector('#board')?.dataset.gameId !== '{gid}'")
     assert moves(page) == 0
 
 

@@ -273,7 +273,7 @@ def test_debug_hover_and_focus_show_a_proof(page: Page, server: Server) -> None:
     page.goto("/")
     gid = new_game(page, "beginner", seed=31337, first_click="opening", debug=True)
     click_cell(page, 4, 4)
-    page.wait_for_function("document.querySelector('#board').dataset.analysedMoves === '1'")
+    page.wait_for_function("document.querySelector('#board')?.dataset.analysedMoves === '1'")
     target = page.locator('#board .c[data-knowledge="s"]').first
     x, y = int(attribute(target, "data-x")), int(attribute(target, "data-y"))
     target.hover()

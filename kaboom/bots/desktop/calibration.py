@@ -143,6 +143,24 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
     ``covered_colour``, ``open_colour`` and ``raised_tiles`` are what the profile
     declares (``None``: it does not say).
     """
+    groups = _groups(measured)
+    covered = _covered(groups, covered_colour, raised_tiles)
+    rest = [s for s in groups if s is not covered and s.relief < covered.relief + 10]
+    if open_colour is not None:
+        rest = [s for s in rest if colour_distance(s.surface, open_colour) <= 30]
+    numbered = [s for s in rest if s.digits]
+    open_ = max(numbered, key=lambda s: s.digits) if numbered else (rest[0] if rest else None)
+    # a plain covered tile: the group's least inky images (a bevel's shadow may reach
+    # its middle), unless even those carry a flag's worth of ink (every tile flagged)
+    least = min(lk.ink_share for lk in covered.looks)
+    inks = [lk.ink_share for lk in covered.looks
+            if lk.ink_share < least + 0.05 and lk.ink_share < 0.25] or [0.0]
+    return Calibration(covered.surface, covered.relief,
+                       open_.surface if open_ else None, float(np.median(inks)))
+
+
+def _groups(measured: Measured) -> list[_Surface]:
+    """The capture's cells grouped by surface, those of two or more cells, most first."""
     groups: list[_Surface] = []
     for key in sorted(measured.looks, key=lambda k: -len(measured.cells[k])):
         look = measured.looks[key]
@@ -154,8 +172,14 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
     groups = sorted((s for s in groups if len(s.looks) >= 2), key=lambda s: -len(s.looks))
     if not groups:
         raise UnsureError("no two cells of the board look alike")
+    return groups
 
-    # each cue that speaks narrows the surfaces the covered one may be; they must agree
+
+def _covered(groups: list[_Surface], covered_colour: RGB | None,
+             raised_tiles: bool | None) -> _Surface:
+    """The covered tiles' surface: each cue that speaks (a declared colour, a raised
+    relief, numbers drawn on another surface) narrows the surfaces it may be, and they
+    must agree on one."""
     left, said = list(groups), []
     if covered_colour is not None:
         left = [s for s in left if colour_distance(s.surface, covered_colour) <= 30]
@@ -184,19 +208,7 @@ def surfaces(measured: Measured, covered_colour: RGB | None = None,
         why = "; ".join(said) or "nothing tells them apart but their number"
         raise UnsureError(f"cannot tell covered cells from open ones among the surfaces "
                           f"{[s.surface for s in groups]} ({why})")
-    covered = left[0]
-    rest = [s for s in groups if s is not covered and s.relief < covered.relief + 10]
-    if open_colour is not None:
-        rest = [s for s in rest if colour_distance(s.surface, open_colour) <= 30]
-    numbered = [s for s in rest if s.digits]
-    open_ = max(numbered, key=lambda s: s.digits) if numbered else (rest[0] if rest else None)
-    # a plain covered tile: the group's least inky images (a bevel's shadow may reach
-    # its middle), unless even those carry a flag's worth of ink (every tile flagged)
-    least = min(lk.ink_share for lk in covered.looks)
-    inks = [lk.ink_share for lk in covered.looks
-            if lk.ink_share < least + 0.05 and lk.ink_share < 0.25] or [0.0]
-    return Calibration(covered.surface, covered.relief,
-                       open_.surface if open_ else None, float(np.median(inks)))
+    return left[0]
 
 
 def board_problem(rows: Sequence[str], zeros_open_around: bool) -> str | None:
