@@ -12,6 +12,9 @@ The public API in one place::
     probabilities(position)            # every covered cell's exact mine probability
     draws = sampler(position)          # counted once: then any number of layouts,
     draws.sample(random.Random(1))     # each as likely as any other consistent one
+    win_chances(position, [(3, 0), (3, 2)])  # each move's chance to win the game: exact
+                                       # when few layouts are left, else rollouts on
+                                       # the same layouts, with intervals
 
 Everything a function here takes, returns or raises is exported here too.  The rest of
 Kaboom imports the solver through this module, or through one of three submodules, each
@@ -81,6 +84,7 @@ from kaboom.solver.sampling import (
 from kaboom.solver.session import Solver
 from kaboom.solver.simulator import PRESETS, SimulatedGame, parse_board, preset
 from kaboom.solver.strategy import first_cell
+from kaboom.solver.winchance import Difference, WinChance, WinChances, win_chances
 
 __all__ = [
     "PRESETS",
@@ -96,6 +100,7 @@ __all__ = [
     "CountEncoding",
     "DecideOptions",
     "Decision",
+    "Difference",
     "DrawOptions",
     "FirstClick",
     "Frontier",
@@ -125,6 +130,8 @@ __all__ = [
     "Status",
     "Table",
     "TooBig",
+    "WinChance",
+    "WinChances",
     "analysable",
     "analyse",
     "classify",
@@ -145,4 +152,5 @@ __all__ = [
     "sampler",
     "to_link",
     "why_impossible",
+    "win_chances",
 ]

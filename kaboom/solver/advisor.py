@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 from kaboom.solver.budget import Budget
+from kaboom.solver.deep import deepen
 from kaboom.solver.position import FirstClick, Position
 from kaboom.solver.profiles import find_profile
 from kaboom.solver.strategy import Decision, choose
@@ -38,23 +39,26 @@ def decide(
     ``outside_guess=False`` keeps guesses on the frontier unless the frontier is empty or
     all mines (Kaboom's default rule).  ``probabilities`` attaches the mine probability
     of every covered cell; ``flag_mines`` adds flags on proven, unflagged mines before
-    the reveals; ``budget_s`` bounds the SAT fallback; ``profile`` is ``fast``,
-    ``strong`` or a spec with overrides (``strong,ratio=0.85``, see
-    :func:`~kaboom.solver.profiles.find_profile`); ``first_click`` (``safe``/``sfar`` or
-    ``opening``/``snr``) picks the first cell for that first-click rule.  Raises
-    ``InvalidPositionError`` when no layout fits the position, found whenever the
-    decision counts layouts (a guess, probabilities); a certain move that the numbers
-    alone prove is returned without checking the rest of the board.
+    the reveals; ``budget_s`` bounds the SAT fallback and ``deep``'s rollouts;
+    ``profile`` is ``fast``, ``strong``, ``deep`` or a spec with overrides
+    (``strong,ratio=0.85``, see :func:`~kaboom.solver.profiles.find_profile`);
+    ``first_click`` (``safe``/``sfar`` or ``opening``/``snr``) picks the first cell for
+    that first-click rule.  Raises ``InvalidPositionError`` when no layout fits the
+    position, found whenever the decision counts layouts (a guess, probabilities); a
+    certain move that the numbers alone prove is returned without checking the rest of
+    the board.
     """
-    return choose(
+    chosen, budget = find_profile(profile), Budget(budget_s)
+    decision = choose(
         position,
-        find_profile(profile),
+        chosen,
         outside_guess=outside_guess,
         want_probabilities=probabilities,
         flag_mines=flag_mines,
-        budget=Budget(budget_s),
+        budget=budget,
         first_click=first_click,
     )
+    return deepen(position, decision, chosen, budget)
 
 
 class DecideOptions(TypedDict, total=False):

@@ -21,7 +21,7 @@ from kaboom.solver.errors import InvalidPositionError
 from kaboom.solver.frontier import Constraint, Frontier, frontier_of
 from kaboom.solver.position import Cell, Position
 
-__all__ = ["MEMO_BYTES", "Endgame", "best_move", "layouts"]
+__all__ = ["MEMO_BYTES", "Endgame", "best_move", "layouts", "win_chances"]
 
 MEMO_BYTES = 256 * 2**20
 """What an endgame search's memo may hold by default: its node limit is lowered to fit.
@@ -156,6 +156,24 @@ class Endgame:
         cell = next(c for w, c in scored if w >= top - 1e-12)
         return cell, top
 
+    def values(self, cells: Iterable[Cell]) -> dict[Cell, float] | None:
+        """Each cell's win probability if clicked now and the game played best after
+        (0 for a cell that every layout mines); ``None`` when the search is too large.
+        Raises :class:`ValueError` for a cell that is not one of :attr:`cells`."""
+        state = (1 << len(self.layouts)) - 1
+        out = {}
+        for c in cells:
+            if c not in self._index:
+                raise ValueError(f"{c} is not a cell of the search")
+            if c not in self._safe_somewhere:
+                out[c] = 0.0
+                continue
+            w = self._search.after(self._index[c], state, -1.0)  # no floor: the exact value
+            if w is None:
+                return None
+            out[c] = w
+        return out
+
 
 def best_move(
     position: Position,
@@ -172,6 +190,35 @@ def best_move(
     weigh them); ``frontier`` as for :func:`layouts`.  Returns ``None`` when the
     position is too large to search.
     """
+    game = _search(position, known, frontier, max_layouts, node_limit)
+    return None if game is None else game.best(candidates)
+
+
+def win_chances(
+    position: Position,
+    known: Mapping[Cell, bool],
+    cells: Sequence[Cell],
+    *,
+    max_layouts: int = 400,
+    node_limit: int = 20_000,
+    frontier: Frontier | None = None,
+) -> dict[Cell, float] | None:
+    """Each of ``cells``' exact chance to win the game if clicked now, with best play
+    after (options as :func:`best_move`; the cells must be covered and not in ``known``);
+    ``None`` when the position is too large."""
+    game = _search(position, known, frontier, max_layouts, node_limit)
+    return None if game is None else game.values(cells)
+
+
+def _search(
+    position: Position,
+    known: Mapping[Cell, bool],
+    frontier: Frontier | None,
+    max_layouts: int,
+    node_limit: int,
+) -> Endgame | None:
+    """The search over every layout of the position, or ``None`` when it has more than
+    ``max_layouts`` (or none)."""
     fr = _frontier(position, known, frontier)
     if fr is None:
         return None
@@ -184,5 +231,4 @@ def best_move(
     weighed = frozenset(c for c in cells if fr.known.get(c))
     if weighed:
         lays = [weighed | lay for lay in lays]
-    game = Endgame(position, lays, cells, node_limit)
-    return game.best(candidates)
+    return Endgame(position, lays, cells, node_limit)

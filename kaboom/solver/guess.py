@@ -38,6 +38,11 @@ class Guess:
     cell: Cell
     reason: str
     algorithm: str
+    win: float | None = None
+    """The exact chance to win the game from here, when the endgame search chose."""
+    ranked: tuple[tuple[Cell, float], ...] = ()
+    """The cells the lookahead weighed, with their scores, the chosen one first and the
+    others best first (when it weighed more than one)."""
 
 
 @dataclass(slots=True)
@@ -318,7 +323,7 @@ def endgame_search(s: Situation) -> Guess | None:
     if found is None:
         return None
     cell, win = found
-    return Guess(cell, f"endgame: win probability {win:.3f}", "endgame")
+    return Guess(cell, f"endgame: win probability {win:.3f}", "endgame", win)
 
 
 def closed_region(s: Situation) -> Guess | None:
@@ -406,7 +411,9 @@ def safest(s: Situation) -> Guess:
         f"guess: mine probability {p[cell]:.3f} "
         f"(safest {best_p:.3f}), lookahead score {scores[cell]:.3f}"
     )
-    return Guess(cell, reason, "guess")
+    others = [o.cell for o in sorted(looks, key=rank, reverse=True) if o.cell != cell]
+    ranked = tuple((c, scores[c]) for c in (cell, *others))
+    return Guess(cell, reason, "guess", ranked=ranked)
 
 
 def _weighed(s: Situation, best_p: float, relief: Mapping[Cell, float]) -> list[Cell]:

@@ -1,4 +1,4 @@
-"""Strategy settings, registered by name: ``fast`` and ``strong`` (``find_profile``).
+"""Strategy settings, registered by name: ``fast``, ``strong`` and ``deep`` (``find_profile``).
 
 Every option is a :class:`Profile` field, and a profile spec can change any of them
 (``kaboom bench --profile 'strong,tolerance=0.04'``, ``bench/solver_compare.py``); the
@@ -111,6 +111,21 @@ class Profile:
     """... and they have at most this many consistent layouts."""
     endgame_nodes: int = 20_000
     """Search nodes (distinct layout sets) before the endgame or region search gives up."""
+    rollouts: int = 0
+    """When set, a guess the lookahead chose among several is searched: its best
+    candidates are played on this many layouts each (``kaboom.solver.deep``)."""
+    deep_covered: int | None = 350
+    """Only guesses with at most this many covered cells are searched (``None``: all);
+    earlier, rollouts are long and the candidates closer than they can tell apart."""
+    deep_candidates: int = 3
+    """At most this many of the lookahead's candidates are searched, its choice first."""
+    deep_margin: float = 0.05
+    """... each with a lookahead score within this fraction of the best score."""
+    deep_z: float = 1.0
+    """A candidate replaces the lookahead's choice only when its win chance is higher
+    by at least this many standard errors of the paired difference."""
+    rollout_policy: Literal["fast", "strong"] = "fast"
+    """The profile that plays the rest of each rollout."""
     first_safe: tuple[int, int] = (0, 0)
     """First click when only the clicked cell is guaranteed safe (from the corner)."""
     first_opening: tuple[int, int] | None = None
@@ -134,6 +149,9 @@ PROFILES: dict[str, Profile] = {
                       risk=0.9, risk_walls=2, endgame_cells=None, endgame_layouts=3000,
                       endgame_nodes=200_000, regions=1000, fifty=True),
 }
+# `strong`, with its near-tied guesses compared by their chance to win the game
+# (issue 56; docs/solver.md, the deep profile)
+PROFILES["deep"] = dataclasses.replace(PROFILES["strong"], name="deep", rollouts=200)
 
 
 def find_profile(spec: str) -> Profile:

@@ -13,6 +13,7 @@ previous one (another game, an undo) just starts the frontier over.
 from __future__ import annotations
 
 from kaboom.solver.budget import Budget
+from kaboom.solver.deep import deepen
 from kaboom.solver.frontier import FrontierTracker
 from kaboom.solver.position import FirstClick, Position
 from kaboom.solver.profiles import Profile, find_profile
@@ -57,13 +58,15 @@ class Solver:
         Raises ``InvalidPositionError`` when no layout fits the position (as
         :func:`~kaboom.solver.advisor.decide` finds it).
         """
-        return choose(
+        budget = Budget(budget_s)
+        decision = choose(
             position,
             self.profile,
             outside_guess=self.outside_guess,
             want_probabilities=probabilities,
             flag_mines=flag_mines,
-            budget=Budget(budget_s),
+            budget=budget,
             first_click=self.first_click,
             tracker=self._frontier,
         )
+        return deepen(position, decision, self.profile, budget)

@@ -42,6 +42,12 @@ class Decision:
     """Whether every move is proven (a first click counts, under its rule)."""
     probabilities: dict[Cell, float] | None = None
     """Every covered cell's mine probability, when asked for."""
+    win: float | None = None
+    """The exact chance to win the game from the position, when the endgame search chose
+    the guess (a rollout of :func:`~kaboom.solver.win_chances` stops there)."""
+    ranked: tuple[tuple[Cell, float], ...] = ()
+    """The guesses the lookahead weighed with their scores, the chosen one first and the
+    others best first (when it weighed more than one)."""
 
 
 def first_cell(
@@ -148,7 +154,8 @@ def _guess(
     situation = Situation(position, profile, analysis.frontier, analysis.known,
                           analysis.count, analysis.probs, undecided, candidates, budget)
     pick = guess(situation)
-    return Decision((*moves, Move.reveal(*pick.cell)), pick.reason, pick.algorithm, False, probs)
+    return Decision((*moves, Move.reveal(*pick.cell)), pick.reason, pick.algorithm, False, probs,
+                    pick.win, pick.ranked)
 
 
 def _first_click(

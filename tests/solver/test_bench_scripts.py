@@ -28,7 +28,9 @@ def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
     a = result["strong"]
     assert a["games"] == 60 and a["settings"]["seed"] == 5
     # the same profile on the same boards wins the same games
-    assert result["discordant strong"] == {"a_only": 0, "b_only": 0, "z": 0.0, "p": 1.0}
+    assert result["discordant strong"] == {"a_only": 0, "b_only": 0, "z": 0.0, "p": 1.0,
+                                           "difference": 0.0, "difference_low": 0.0,
+                                           "difference_high": 0.0}
     for spec in ("fast", "strong,first_safe=4:4"):
         d = result[f"discordant {spec}"]
         assert result[spec]["settings"]["profile"] == spec
@@ -36,6 +38,28 @@ def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
     # a centre first click is a different game from the corner's
     moved = result["discordant strong,first_safe=4:4"]
     assert moved["a_only"] + moved["b_only"] > 0
+    assert moved["difference"] == (moved["b_only"] - moved["a_only"]) / 60
+    assert moved["difference_low"] < moved["difference"] < moved["difference_high"]
+
+
+def test_solver_compare_resumes_from_its_out_folder(tmp_path: Path) -> None:
+    """A comparison cut short and continued with more games gives the figures of one
+    run: each profile's file keeps its games, and only the missing seeds are played."""
+    args = ("--preset", "beginner", "--jobs", "2", "--seed", "9", "--a", "fast",
+            "--b", "strong,first_safe=4:4")
+    whole, part, games = tmp_path / "whole.json", tmp_path / "part.json", tmp_path / "games"
+    run_bench("solver_compare.py", *args, "--games", "30", "--json", str(whole))
+    run_bench("solver_compare.py", *args, "--games", "12", "--out", str(games))
+    files = sorted(p.name for p in games.iterdir())
+    assert files == ["fast.jsonl", "strong_first_safe_4_4.jsonl"]
+    assert all(len((games / f).read_text().splitlines()) == 12 for f in files)
+    run_bench("solver_compare.py", *args, "--games", "30", "--out", str(games), "--json",
+              str(part))
+    assert all(len((games / f).read_text().splitlines()) == 30 for f in files)
+    a, b = bench_report(whole), bench_report(part)
+    for key in ("fast", "strong,first_safe=4:4"):
+        assert (a[key]["wins"], a[key]["games"]) == (b[key]["wins"], b[key]["games"])
+    assert a["discordant strong,first_safe=4:4"] == b["discordant strong,first_safe=4:4"]
 
 
 @pytest.mark.parametrize(("spec", "says"), [

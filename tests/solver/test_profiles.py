@@ -36,7 +36,7 @@ def test_a_name_alone_is_the_registered_profile() -> None:
 
 
 @pytest.mark.parametrize(("spec", "says"), [
-    ("slow", "unknown profile 'slow'; known: fast, strong"),
+    ("slow", "unknown profile 'slow'; known: fast, strong, deep"),
     ("strong,bogus=1", "unknown option 'bogus' in 'strong,bogus=1'; known: lookahead,"),
     ("strong,name=mine", "unknown option 'name'"),
     ("strong,", "unknown option ''"),
