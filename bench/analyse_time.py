@@ -3,7 +3,7 @@
 run) on positions from real games.
 
 Usage: python bench/analyse_time.py --games 10 --sizes 30x16/99 100x100/2000 \
-           --json bench/results/analyse_time.json [--before CHECKOUT]
+           --json bench/results/analyse_time.json [--before CHECKOUT | --chances]
 
 Each game is a seeded simulated game (safe first click) played to its end by the solver
 (``Solver("fast")``); up to ``--per-game`` of its positions in play, drawn at random, are
@@ -12,6 +12,12 @@ the server's default analysis budget (``--budget``, 3 s), and timed, on the wall
 and in CPU (on a shared machine the wall clock counts the other processes' turns too).
 Prints the figures with how many analyses were settled in full, had exact probabilities
 and recommended a move, and the machine's load average.
+
+``--chances`` measures the analysis the analyser and the API run at a forced guess: only
+positions where the game's solver guessed are drawn, each analysed with the win chances
+of the guess and the next best (most of the budget goes to their rollouts); it adds how
+many got win chances (exact, or with how many rollouts at the median) and how many were
+too large for the budget.
 
 ``--before CHECKOUT`` measures that checkout too (with the ``.venv`` that
 ``scripts/setup.sh`` makes there), in the same run and on the same positions: one worker
@@ -38,8 +44,10 @@ from kaboom.solver.bench.machine import machine
 from proof_time import percentile
 
 
-def positions(size: str, games: int, per_game: int, seed: int) -> list[Position]:
-    """Positions in play from ``games`` played games, ``per_game`` drawn from each."""
+def positions(size: str, games: int, per_game: int, seed: int, guesses: bool = False
+              ) -> list[Position]:
+    """Positions in play from ``games`` played games, ``per_game`` drawn from each (with
+    ``guesses``, from those where the solver guessed)."""
     width, height, mines = parse_board(size)
     out: list[Position] = []
     for g in range(games):
@@ -49,22 +57,31 @@ def positions(size: str, games: int, per_game: int, seed: int) -> list[Position]
         seen: list[Position] = []
         while game.outcome == "playing":
             position = game.position()
-            if not position.is_start:
+            decision = solver.decide(position)
+            if not position.is_start and (not guesses or not decision.certain):
                 seen.append(position)
-            game.play_all(solver.decide(position).moves)
+            game.play_all(decision.moves)
         out += rng.sample(seen, min(per_game, len(seen)))
     return out
 
 
 Timing = list[float | bool]
-"""One analysis: wall ms, CPU ms, settled in full, exact, a move recommended."""
+"""One analysis: wall ms, CPU ms, settled in full, exact, a move recommended; with the
+win chances, a guess recommended, and its rollouts (0 exact, -1 none given)."""
 
 
-def timed(position: Position, budget_s: float) -> Timing:
+def timed(position: Position, budget_s: float, chances: bool = False) -> Timing:
     start, start_cpu = time.perf_counter(), time.process_time()
-    analysis = analyse(position, Budget(budget_s))
-    return [(time.perf_counter() - start) * 1000, (time.process_time() - start_cpu) * 1000,
-            analysis.complete, analysis.exact, analysis.recommendation is not None]
+    analysis = analyse(position, Budget(budget_s), chances=chances)
+    found = analysis.recommendation
+    got: Timing = [(time.perf_counter() - start) * 1000,
+                   (time.process_time() - start_cpu) * 1000,
+                   analysis.complete, analysis.exact, found is not None]
+    if chances:
+        odds = found.chances if found is not None else None
+        got += [found is not None and not found.certain,
+                -1 if odds is None else odds.rollouts]
+    return got
 
 
 # Runs in a checkout's own environment: reads positions (rows and mines, JSON), analyses
@@ -119,9 +136,12 @@ class Worker:
         self.proc.wait()
 
 
-def run(size: str, games: int, per_game: int, seed: int, budget_s: float) -> dict[str, object]:
-    """The figures of analysing the positions of played games in this process."""
-    found = [timed(p, budget_s) for p in positions(size, games, per_game, seed)]
+def run(size: str, games: int, per_game: int, seed: int, budget_s: float, chances: bool
+        ) -> dict[str, object]:
+    """The figures of analysing the positions of played games in this process (with
+    ``chances``, of the guesses' positions, win chances included)."""
+    found = [timed(p, budget_s, chances)
+             for p in positions(size, games, per_game, seed, guesses=chances)]
     return figures(size, games, budget_s, found)
 
 
@@ -143,6 +163,22 @@ def figures(size: str, games: int, budget_s: float, found: list[Timing]) -> dict
         "complete": complete,
         "exact": exact,
         "recommended": recommended,
+        **(_chances(found) if found and len(found[0]) > 5 else {}),
+    }
+
+
+def _chances(found: list[Timing]) -> dict[str, object]:
+    """How the guesses' win chances came out: exact, estimated (rollouts at the median
+    and the fewest), or too large for the budget."""
+    guesses = [int(t[6]) for t in found if t[5]]
+    rolled = [r for r in guesses if r > 0]
+    return {
+        "guesses": len(guesses),
+        "chances_exact": sum(r == 0 for r in guesses),
+        "chances_estimated": len(rolled),
+        "rollouts_p50": statistics.median(rolled) if rolled else 0,
+        "rollouts_min": min(rolled, default=0),
+        "too_large": sum(r < 0 for r in guesses),
     }
 
 
@@ -177,7 +213,11 @@ def main() -> None:
     ap.add_argument("--before", type=Path,
                     help="also measure the checkout in this folder, paired, in the same run")
     ap.add_argument("--core", type=int, default=0, help="the core both workers are pinned to")
+    ap.add_argument("--chances", action="store_true",
+                    help="forced guesses only, analysed with their win chances")
     args = ap.parse_args()
+    if args.chances and args.before:
+        ap.error("--chances measures this checkout alone (--before has no win chances)")
     where = machine()
     load_before = os.getloadavg()
     results: list[dict[str, object]] = []
@@ -189,7 +229,8 @@ def main() -> None:
     try:
         for size in args.sizes:
             if workers is None:
-                results.append(run(size, args.games, args.per_game, args.seed, args.budget))
+                results.append(run(size, args.games, args.per_game, args.seed, args.budget,
+                                   args.chances))
             else:
                 results += paired(size, args.games, args.per_game, args.seed, args.budget,
                                   *workers)
@@ -200,6 +241,11 @@ def main() -> None:
         size = r["size"]
         version = f"{r['version']:>6} " if "version" in r else ""
         ratio = f"; CPU p50 now/before {r['cpu_p50_ratio']}" if "cpu_p50_ratio" in r else ""
+        if "guesses" in r:
+            ratio += (f"; {r['guesses']} guesses: win chances exact {r['chances_exact']},"
+                      f" estimated {r['chances_estimated']} ({r['rollouts_p50']} rollouts at"
+                      f" the median, {r['rollouts_min']} the fewest), too large"
+                      f" {r['too_large']}")
         print(
             f"{version}{size:>13}: {r['positions']} positions of {r['games']} games,"
             f" p50 {r['p50_ms']} ms,"

@@ -13,14 +13,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from kaboom.server.main import create_app
+from kaboom.solver.analysis import MIN_ROLLOUTS, TOO_LARGE
 from kaboom.solver.contradiction import Contradiction
 from kaboom.solver.link import from_link
 from kaboom.solver.position import Position
 from kaboom.solver.proof import Proof
+from kaboom.solver.winchance import win_chances
 from kaboom.testing import LiveServer
 from tests import oracle
 from tests.conftest import settings_for
-from tests.test_analysis import large_position
+from tests.solver.test_winchance import BRANCHES
+from tests.test_analysis import first_guess, large_position
 from tests.test_contradiction import assert_minimal
 from tests.test_proof import assert_proves
 
@@ -66,6 +69,46 @@ def test_the_recommended_move_comes_with_its_proof(client: TestClient) -> None:
     assert_proves(position, Proof(
         (2, 0), False, tuple(((n["x"], n["y"]), n["n"]) for n in proof["numbers"]),
         proof["count"]))
+
+
+def test_a_guess_says_its_chance_to_win_and_the_next_best_guesses(client: TestClient
+                                                                   ) -> None:
+    """Few layouts: every chance exact, the recommended guess first, each other guess
+    with its difference from it."""
+    found = client.post("/api/analyse", json=_body(BRANCHES)).json()["recommended"]
+    assert not found["certain"] and found["moves"] == ["reveal 2 3"]
+    assert found["win_chances_note"] is None
+    odds = found["win_chances"]
+    assert odds["exact"] and odds["rollouts"] == 0 and odds["policy"] == "best play"
+    cells = [(g["x"], g["y"]) for g in odds["guesses"]]
+    exact = win_chances(BRANCHES, cells)
+    first, *others = odds["guesses"]
+    assert cells[0] == (2, 3) and first["chance"] == pytest.approx(0.82, abs=5e-4)
+    assert first["difference"] is None and first["difference_low"] is None
+    assert len(others) == 4
+    for g, c in zip(odds["guesses"], exact.chances, strict=True):
+        assert g["chance"] == pytest.approx(c.chance) == g["low"] == g["high"]
+        assert g["safety"] == pytest.approx(c.safety)
+    for g in others:
+        assert g["difference"] == pytest.approx(g["chance"] - first["chance"])
+        assert g["difference_low"] == g["difference"] == g["difference_high"] <= 0
+
+
+def test_a_larger_guess_has_estimated_chances_and_a_huge_one_says_it_is_too_large(
+        client: TestClient) -> None:
+    position = first_guess(9, 9, 10, 4)
+    found = client.post("/api/analyse", json=_body(position)).json()["recommended"]
+    odds = found["win_chances"]
+    assert not odds["exact"] and odds["rollouts"] >= MIN_ROLLOUTS and odds["policy"] == "fast"
+    assert found["moves"] == [f"reveal {odds['guesses'][0]['x']} {odds['guesses'][0]['y']}"]
+    for g in odds["guesses"]:
+        assert 0 <= g["low"] <= g["chance"] <= g["high"] <= g["safety"] + 1e-12
+    for g in odds["guesses"][1:]:
+        assert g["difference_low"] <= g["difference"] <= g["difference_high"]
+    huge = client.post("/api/analyse", json=_body(first_guess(200, 200, 8000, 3))).json()
+    assert huge["recommended"]["certain"] is False
+    assert huge["recommended"]["win_chances"] is None
+    assert huge["recommended"]["win_chances_note"] == TOO_LARGE
 
 
 def test_an_impossible_position_says_why(client: TestClient) -> None:

@@ -1,7 +1,7 @@
 """The analysis of any position, against brute force on small boards: statuses and
 probabilities exact, the recommended move safe whenever a safe cell exists and proven
-minimally, an impossible position's reason minimal; and on a large board out of
-budget, nothing said that is not so."""
+minimally, a guess's win chances the plain recursion's, an impossible position's reason
+minimal; and on a large board out of budget, nothing said that is not so."""
 
 from __future__ import annotations
 
@@ -10,10 +10,18 @@ import random
 import pytest
 from hypothesis import given, settings
 
-from kaboom.solver.analysis import analysable, analyse
+from kaboom.solver.analysis import (
+    CHANCE_CANDIDATES,
+    FIRST_CLICK,
+    MIN_ROLLOUTS,
+    TOO_LARGE,
+    analysable,
+    analyse,
+)
 from kaboom.solver.budget import Budget
 from kaboom.solver.errors import InvalidPositionError
-from kaboom.solver.position import Cell, MoveKind, Position
+from kaboom.solver.position import Cell, GameStatus, MoveKind, Position
+from kaboom.solver.session import Solver
 from kaboom.solver.simulator import SimulatedGame
 from tests import oracle
 from tests.solver.boards import BoardParams, boards, make_position
@@ -60,6 +68,75 @@ def test_an_impossible_position_says_why(position: Position) -> None:
         assert analysis.contradiction is not None
         assert_minimal(position, analysis.contradiction)
         assert all(set(row) <= set("?0123456789") for row in analysis.status_rows())
+
+
+@settings(max_examples=100, deadline=None)
+@given(params=boards)
+def test_a_guess_comes_with_the_exact_win_chances_of_the_best_guesses(params: BoardParams
+                                                                      ) -> None:
+    """Small boards have few layouts: the chances are exact, the recursion's, the
+    recommended guess first (and, when the endgame search chose it, the best)."""
+    position = make_position(params)
+    found = analyse(position, chances=True).recommendation
+    assert found is not None
+    if found.certain or not found.moves:
+        assert found.chances is None and found.no_chances is None
+        return
+    if position.is_start:
+        assert found.chances is None and found.no_chances == FIRST_CLICK
+        return
+    odds = found.chances
+    assert odds is not None and odds.exact and found.no_chances is None
+    assert odds.chances[0].cell == found.moves[-1].cell
+    assert 1 <= len(odds.chances) <= CHANCE_CANDIDATES
+    assert len({c.cell for c in odds.chances}) == len(odds.chances)
+    lays = list(oracle.layouts(position))
+    if found.reason.startswith("endgame"):
+        assert odds.chances[0].chance >= max(c.chance for c in odds.chances) - 1e-9
+    if len(lays) <= 24:
+        cells = list(position.covered())
+        for c in odds.chances:
+            assert c.chance == pytest.approx(oracle.win_chance(position, lays, cells, c.cell),
+                                             abs=1e-9), (position.to_text(), c)
+
+
+def first_guess(width: int, height: int, mines: int, seed: int) -> Position:
+    """The first position of a simulated game where the solver has to guess."""
+    game, solver = SimulatedGame(width, height, mines, seed=seed), Solver("fast")
+    while game.outcome is GameStatus.PLAYING:
+        position = game.position()
+        decision = solver.decide(position)
+        if not decision.certain and not position.is_start:
+            return position
+        game.play_all(decision.moves)
+    raise AssertionError("the game ended without a guess")
+
+
+def test_a_guess_on_a_larger_board_gets_estimated_win_chances() -> None:
+    """Past the exact search, rollouts: as many as the cap when the budget allows, each
+    chance inside its interval and below its safety, the guesses compared in pairs."""
+    position = first_guess(9, 9, 10, 4)
+    found = analyse(position, Budget(120), chances=True).recommendation
+    assert found is not None and not found.certain
+    odds = found.chances
+    assert odds is not None and not odds.exact and odds.policy == "fast"
+    assert odds.rollouts == 1000 and len(odds.chances) == CHANCE_CANDIDATES
+    assert odds.chances[0].cell == found.moves[-1].cell
+    for c in odds.chances:
+        assert 0 <= c.low <= c.chance <= c.high <= c.safety + 1e-12
+        d = odds.difference(c.cell, odds.chances[0].cell)
+        assert d.low <= d.estimate <= d.high
+    assert odds == analyse(position, Budget(120), chances=True).recommendation.chances
+
+
+def test_a_guess_too_large_for_the_budget_says_so() -> None:
+    """A 200x200 board's whole games do not fit a few seconds: fewer rollouts than
+    :data:`MIN_ROLLOUTS` give no win chance, and the reason is said instead."""
+    position = first_guess(200, 200, 8000, 3)
+    found = analyse(position, Budget(3.0), chances=True).recommendation
+    assert found is not None and not found.certain
+    assert found.chances is None and found.no_chances == TOO_LARGE
+    assert MIN_ROLLOUTS >= 30
 
 
 def test_a_flag_on_a_safe_cell_is_a_note() -> None:

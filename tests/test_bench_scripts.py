@@ -99,6 +99,16 @@ def test_analyse_time_analyses_positions_of_played_games(tmp_path: Path) -> None
     assert row["exact"] <= row["positions"] and row["recommended"] <= row["positions"]
 
 
+def test_analyse_time_measures_the_win_chances_of_guesses(tmp_path: Path) -> None:
+    out = tmp_path / "chances.json"
+    run_bench("analyse_time.py", "--sizes", "9x9/10", "--games", "2", "--per-game", "2",
+              "--chances", "--json", str(out))
+    [row] = bench_report(out)["results"]
+    assert 1 <= row["positions"] <= 4 and row["guesses"] == row["positions"]
+    assert row["chances_exact"] + row["chances_estimated"] + row["too_large"] == row["guesses"]
+    assert row["rollouts_min"] <= row["rollouts_p50"] <= 1000
+
+
 def test_scale_serves_replayed_games_on_both_stores(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
     run_bench("scale.py", "--seconds", "1", "--concurrency", "2", "--processes", "2",

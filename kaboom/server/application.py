@@ -340,12 +340,13 @@ class Kaboom:
     # ------------------------------------------------------------------ positions
     async def analyse(self, position: Position, caller: Caller, why: Cell | None = None
                       ) -> Analysed:
-        """Every covered cell's status and odds, the move to play with its reason, or why
-        no layout fits; with ``why``'s proof when it is decided.  In the client's own
+        """Every covered cell's status and odds, the move to play with its reason (a guess
+        with its chance to win the game and the next best guesses'), or why no layout
+        fits; with ``why``'s proof when it is decided.  In the client's own
         solver turn: a client's analyses wait behind each other, not behind games."""
 
         def run(budget: Budget) -> Analysed:
-            analysis = analyse(position, budget.share(ANSWER_SHARE))
+            analysis = analyse(position, budget.share(ANSWER_SHARE), chances=True)
             known = analysis.knowledge
             if why is None or known is None or (why not in known.safe and why not in known.mines):
                 return Analysed(analysis)

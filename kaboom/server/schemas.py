@@ -25,6 +25,8 @@ from kaboom.solver import (
     Position,
     Proof,
     Recommendation,
+    WinChance,
+    WinChances,
     analysable,
     to_link,
 )
@@ -49,6 +51,8 @@ __all__ = [
     "RecommendationOut",
     "ReplayMoveOut",
     "ReplayOut",
+    "WinChanceOut",
+    "WinChancesOut",
 ]
 
 MIN_SIDE, MAX_SIDE = 2, 256
@@ -378,14 +382,67 @@ class ProofOut(BaseModel):
         )
 
 
+class WinChanceOut(BaseModel):
+    """A guess's chance to win the game, with its 95 % interval, and beside the first
+    guess listed, how much lower or higher it is than that one, paired on the same
+    layouts (far narrower than the two intervals)."""
+
+    x: int
+    y: int
+    chance: float = Field(description="the chance to win the game after revealing the cell")
+    low: float = Field(description="the 95 % interval's lower end (`chance` when exact)")
+    high: float = Field(description="the 95 % interval's upper end (`chance` when exact)")
+    safety: float = Field(description="the exact chance that the cell is safe")
+    difference: float | None = Field(
+        description="this chance minus the recommended guess's; null for that one")
+    difference_low: float | None = Field(
+        description="the difference's 95 % interval, lower end; null for the first guess")
+    difference_high: float | None = Field(description="... and its upper end")
+
+    @classmethod
+    def of(cls, found: WinChances, chance: WinChance) -> WinChanceOut:
+        first = found.chances[0]
+        d = None if chance is first else found.difference(chance.cell, first.cell)
+        return cls(x=chance.cell[0], y=chance.cell[1], chance=chance.chance, low=chance.low,
+                   high=chance.high, safety=chance.safety,
+                   difference=d.estimate if d else None, difference_low=d.low if d else None,
+                   difference_high=d.high if d else None)
+
+
+class WinChancesOut(BaseModel):
+    """The chance to win the game after the recommended guess (first) and after the
+    next best guesses: exact with best play after when the position has few layouts,
+    else estimated over `rollouts` layouts drawn uniformly, every guess played on the
+    same ones and the rest of each game by the solver's `policy` profile."""
+
+    exact: bool
+    rollouts: int = Field(description="layouts each guess was played on; 0 when exact")
+    policy: str = Field(description="who plays on after the guess: a solver profile, or"
+                        " `best play` when exact")
+    guesses: list[WinChanceOut]
+
+    @classmethod
+    def of(cls, found: WinChances) -> WinChancesOut:
+        return cls(exact=found.exact, rollouts=found.rollouts, policy=found.policy,
+                   guesses=[WinChanceOut.of(found, c) for c in found.chances])
+
+
 class RecommendationOut(BaseModel):
     """The move to play: every proven safe reveal (``certain``, with the first one's
-    ``proof``), or one guess; the solver's ``reason`` says which rule chose it."""
+    ``proof``), or one guess (with ``win_chances``); the solver's ``reason`` says which
+    rule chose it."""
 
     moves: list[str] = Field(description="move strings, `reveal 3 4`")
     reason: str
     certain: bool
     proof: ProofOut | None = None
+    win_chances: WinChancesOut | None = Field(
+        default=None, description="for a guess: its chance to win the game and the next"
+        " best guesses'; null when the move is certain, or for a guess when"
+        " `win_chances_note` says why")
+    win_chances_note: str | None = Field(
+        default=None, description="why a guess has no win chances: the position is too"
+        " large to estimate them within the time budget, or the move is a first click")
 
     @classmethod
     def of(cls, found: Recommendation) -> RecommendationOut:
@@ -394,6 +451,8 @@ class RecommendationOut(BaseModel):
             reason=found.reason,
             certain=found.certain,
             proof=ProofOut.of(found.proof) if found.proof else None,
+            win_chances=WinChancesOut.of(found.chances) if found.chances else None,
+            win_chances_note=found.no_chances,
         )
 
 

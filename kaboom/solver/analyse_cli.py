@@ -5,7 +5,8 @@ open; spaces inside a row are ignored) and a line ``mines=N`` (or ``--mines N``)
 ``Position.to_text`` writes it; or a position link (``9x9m10.H15cb2...``); or the JSON
 ``{"rows": [...], "mines": N}`` that ``POST /api/analyse`` takes.  It prints what the API
 answers (:func:`kaboom.solver.analysis.analyse`): the statuses, the probabilities, the
-move to play with its proof, or why no layout fits.  Exit status: 0 analysed, 1 no layout
+move to play with its proof (a guess with its chance to win the game and the next best
+guesses'), or why no layout fits.  Exit status: 0 analysed, 1 no layout
 fits, 2 the input is not a position (the message names the row and column).
 """
 
@@ -24,6 +25,7 @@ from kaboom.solver.link import from_link, to_link
 from kaboom.solver.position import Cell, Position
 from kaboom.solver.proof import prove
 from kaboom.solver.reasons import mines_text
+from kaboom.solver.winchance import WinChance, WinChances
 
 __all__ = ["add_arguments", "read_position", "report", "run"]
 
@@ -107,9 +109,34 @@ def report(analysis: Analysis, proofs: list[tuple[Cell, str]] | None = None) -> 
         lines.append(f"recommended: {moves} ({found.reason})")
         if found.proof is not None:
             lines.append(f"  why: {found.proof.text}")
+        if found.chances is not None:
+            lines += _chances(found.chances)
+        elif found.no_chances:
+            lines.append(f"  win chance: not given ({found.no_chances})")
     for cell, text in proofs or []:
         lines.append(f"({cell[0]}, {cell[1]}): {text}")
     return "\n".join(lines) + "\n"
+
+
+def _chances(odds: WinChances) -> list[str]:
+    """The guess's chance to win and the next best guesses', each against it."""
+    how = ("exact, best play after" if odds.exact else
+           f"{odds.rollouts} layouts, the same for each guess, {odds.policy} playing on")
+    first = odds.chances[0]
+    lines = [f"  win chance: {_chance(first, odds.exact)} ({how})"]
+    for c in odds.chances[1:]:
+        d = odds.difference(c.cell, first.cell)
+        paired = "" if odds.exact else (f" (95 %: {100 * d.low:+.1f} to"
+                                        f" {100 * d.high:+.1f})")
+        lines.append(f"  or reveal {c.cell[0]} {c.cell[1]}: {_chance(c, odds.exact)},"
+                     f" {100 * d.estimate:+.1f} points{paired}")
+    return lines
+
+
+def _chance(c: WinChance, exact: bool) -> str:
+    if exact:
+        return f"{100 * c.chance:.1f} %"
+    return f"{100 * c.chance:.1f} % (95 %: {100 * c.low:.1f}-{100 * c.high:.1f})"
 
 
 def _percent(p: float) -> str:
@@ -131,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"kaboom analyse: {args.file}: {exc}", file=sys.stderr)
         return 2
     budget = Budget(args.budget)
-    analysis = analyse(position, budget)
+    analysis = analyse(position, budget, chances=True)
     proofs = []
     for x, y in args.cell:
         try:

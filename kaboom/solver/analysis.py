@@ -5,12 +5,15 @@ layout fits, why.
 budget: :func:`~kaboom.solver.knowledge.classify` (every covered cell safe, a mine or
 unknown), :func:`~kaboom.solver.counting.probabilities` (each one's exact odds),
 :func:`~kaboom.solver.advisor.decide` (the move to play, with its reason) and
-:func:`~kaboom.solver.proof.prove` (why that move is safe); for an impossible position,
+:func:`~kaboom.solver.proof.prove` (why that move is safe), and when nothing is safe,
+:func:`~kaboom.solver.winchance.win_chances` (the chance to win the game after the
+guess, and after the other best guesses); for an impossible position,
 :func:`~kaboom.solver.contradiction.why_impossible`.  It never answers wrongly: what the
 budget did not reach is said to be unsettled (``?``), odds that did not fit are left
-out (``exact`` false), and a move is recommended only when it is proven safe or the
+out (``exact`` false), a move is recommended only when it is proven safe or the
 position was settled in full (a guess while some cell is still unsettled could be a
-guess while a safe cell exists).
+guess while a safe cell exists), and win chances too few rollouts stand behind are
+not given, with the reason.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from kaboom.solver.errors import BudgetExceededError, InvalidPositionError
 from kaboom.solver.knowledge import Knowledge, KnowledgeEngine, classify
 from kaboom.solver.position import Cell, Move, MoveKind, Position, row_major
 from kaboom.solver.proof import Proof, prove
+from kaboom.solver.strategy import Decision
+from kaboom.solver.winchance import WinChances, win_chances
 
-__all__ = ["PROOF_CANDIDATES", "Analysis", "Recommendation", "analysable", "analyse",
-           "easiest_proof"]
+__all__ = ["CHANCE_CANDIDATES", "MIN_ROLLOUTS", "PROOF_CANDIDATES", "Analysis",
+           "Recommendation", "analysable", "analyse", "easiest_proof"]
 
 _PLAYABLE = frozenset("#F?012345678")
 """The characters of a position in play (a finished board's ``X``, ``*``, ``!`` are not)."""
@@ -40,6 +45,20 @@ _CLASSIFY, _PROBABILITIES, _DECIDE = 0.5, 0.5, 0.7
 
 PROOF_CANDIDATES = 8
 """Safe cells whose proofs :func:`easiest_proof` compares."""
+
+CHANCE_CANDIDATES = 5
+"""Guesses whose win chances an analysis gives: the recommended one and the next best."""
+
+MIN_ROLLOUTS = 30
+"""Rollouts a win chance needs to be given: fewer, and the interval is too wide to say
+anything (a position too large for the budget says so instead)."""
+
+_CHANCE_ROLLOUTS = 1000
+"""Rollouts the win chances stop at when the budget allows more: a 95 % interval of
+about three points either side on Expert."""
+
+TOO_LARGE = "the position is too large to estimate the win chance within the time budget"
+FIRST_CLICK = "a first click's chance to win depends on the game's first-click rule"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +72,12 @@ class Recommendation:
     reason: str
     certain: bool
     proof: Proof | None = None
+    chances: WinChances | None = None
+    """For a guess, when asked for: its chance to win the game and the other best
+    guesses', the recommended one first, played on the same layouts."""
+    no_chances: str | None = None
+    """Why a guess has no :attr:`chances` when they were asked for (the position is too
+    large for the budget; a first click)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,14 +158,17 @@ def analyse(
     engine: KnowledgeEngine | None = None,
     counter: LayoutCounter | None = None,
     recommend: bool = True,
+    chances: bool = False,
 ) -> Analysis:
     """Analyses ``position`` within ``budget``.
 
     ``engine`` and ``counter`` may carry what a game's earlier positions taught (the
     debug overlay passes the game's warm ones); ``recommend=False`` leaves out the move
-    and gives the classification and the probabilities the whole budget.  Flags are the
-    player's notes: a flagged cell proven safe is recommended like any other.  Out of
-    budget, it says what it could not settle rather than raise.
+    and gives the classification and the probabilities the whole budget; ``chances``
+    adds, when the move is a guess, its chance to win the game and the next best
+    guesses' (:attr:`Recommendation.chances`), with most of the time left.  Flags are
+    the player's notes: a flagged cell proven safe is recommended like any other.  Out
+    of budget, it says what it could not settle rather than raise.
     """
     budget = budget or Budget(None)
     try:
@@ -160,7 +188,7 @@ def analyse(
     except InvalidPositionError:
         return Analysis(position, None, impossible=True,
                         contradiction=_reason(position, budget))
-    found = _recommend(position, knowledge, budget) if recommend else None
+    found = _recommend(position, knowledge, budget, chances, probs) if recommend else None
     return Analysis(position, knowledge, probs, found)
 
 
@@ -174,10 +202,12 @@ def _reason(position: Position, budget: Budget) -> Contradiction | None:
     return found
 
 
-def _recommend(position: Position, knowledge: Knowledge, budget: Budget) -> Recommendation | None:
+def _recommend(position: Position, knowledge: Knowledge, budget: Budget, chances: bool,
+               probs: Probabilities | None) -> Recommendation | None:
     """:func:`decide`'s move on the position with its flags lifted, when it is proven
     safe (by this analysis, or by the solver's own deduction, which is sound) or the
-    knowledge is complete; with the proof of its first reveal."""
+    knowledge is complete; with the proof of its first reveal, or for a guess, with
+    ``chances``, the win chances."""
     unflagged = Position(position.width, position.height, position.mines,
                          tuple(row.replace("F", "#") for row in position.rows))
     try:
@@ -201,7 +231,34 @@ def _recommend(position: Position, knowledge: Knowledge, budget: Budget) -> Reco
             proof = None
         else:  # the move whose proof is shown first
             moves = tuple(sorted(moves, key=lambda m: m.cell != proof.cell))
+    elif chances and reveals:
+        odds, why = _chances(unflagged, decision, knowledge, probs, budget)
+        return Recommendation(moves, decision.reason, certain, None, odds, why)
     return Recommendation(moves, decision.reason, certain, proof)
+
+
+def _chances(position: Position, decision: Decision, knowledge: Knowledge,
+             probs: Probabilities | None, budget: Budget) -> tuple[WinChances | None, str | None]:
+    """The guess's win chance and the next best guesses' (the lookahead's order when it
+    weighed them, then the safest), or why there are none."""
+    if position.is_start:
+        return None, FIRST_CLICK
+    guess = decision.moves[-1].cell
+    ranked = [c for c, _ in decision.ranked if c != guess]
+    if len(ranked) < CHANCE_CANDIDATES - 1:
+        odds = probs.cells if probs is not None else {}
+        others = [c for c in position.covered()
+                  if c not in knowledge.mines and c != guess and c not in ranked]
+        ranked += sorted(others, key=lambda c: (odds.get(c, 1.0), row_major(c)))
+    cells = [guess, *ranked[: CHANCE_CANDIDATES - 1]]
+    try:
+        found = win_chances(position, cells, rollouts=_CHANCE_ROLLOUTS,
+                            budget=budget.share(0.9))
+    except (BudgetExceededError, InvalidPositionError):
+        return None, TOO_LARGE
+    if not found.exact and found.rollouts < MIN_ROLLOUTS:
+        return None, TOO_LARGE
+    return found, None
 
 
 def easiest_proof(position: Position, safe: list[Cell], budget: Budget | None = None) -> Proof:

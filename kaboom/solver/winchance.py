@@ -82,18 +82,15 @@ class WinChances:
     chances: tuple[WinChance, ...]
     """One a move, in the order asked."""
     rollouts: int
-    """Layouts drawn, every move played on each (0: exact, from the endgame search)."""
+    """Layouts drawn, every move played on each (0 when exact)."""
     policy: str
     """The profile that played the rest of each game (``"best play"`` when exact)."""
+    exact: bool = False
+    """Whether the chances are exact (the endgame search's, with best play after)."""
     outcomes: tuple[tuple[float | None, ...], ...] = ()
     """Per move, per layout: the rollout's outcome (1 won, 0 lost, between: the
     endgame search's chance where the rollout stopped), ``None`` where the layout
     mines the move."""
-
-    @property
-    def exact(self) -> bool:
-        """Whether the chances are exact (the endgame search's, with best play after)."""
-        return self.rollouts == 0
 
     def of(self, cell: Cell) -> WinChance:
         """The chance of the move that reveals ``cell`` (:class:`KeyError` if not asked)."""
@@ -119,10 +116,11 @@ class WinChances:
         ra = _residuals(self.outcomes[self.chances.index(ca)], ca.safety)
         rb = _residuals(self.outcomes[self.chances.index(cb)], cb.safety)
         n = len(ra)
+        if n < 2:  # no spread to measure: the difference could be anything
+            return Difference(estimate, math.inf, -1.0, 1.0)
         d = [x - y for x, y in zip(ra, rb, strict=True)]
         mean = sum(d) / n
-        var = sum((x - mean) ** 2 for x in d) / (n - 1) if n > 1 else 0.0
-        se = math.sqrt(var / n)
+        se = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1) / n)
         return Difference(estimate, se, estimate - _Z95 * se, estimate + _Z95 * se)
 
 
@@ -162,7 +160,7 @@ def win_chances(
         if exact is not None:
             return WinChances(tuple(WinChance(c, w, w, w, s)
                                     for c, w, s in zip(cells, exact.values(), safety,
-                                                       strict=True)), 0, "best play")
+                                                       strict=True)), 0, "best play", True)
     draws = sampler(position, budget=budget, counter=counter)
     profile = find_profile(policy) if isinstance(policy, str) else policy
     rng = random.Random(seed)
@@ -179,7 +177,7 @@ def win_chances(
             row.append(g)
     chances = tuple(_estimate(c, row, s) for c, row, s in zip(cells, outcomes, safety,
                                                               strict=True))
-    return WinChances(chances, len(outcomes[0]) if cells else 0, profile.name,
+    return WinChances(chances, len(outcomes[0]) if cells else 0, profile.name, False,
                       tuple(tuple(row) for row in outcomes))
 
 

@@ -4,6 +4,7 @@ forms, with the exit status saying possible (0), impossible (1) or not a positio
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 from kaboom.cli import main
 from kaboom.solver.link import to_link
 from kaboom.solver.position import Position
+from tests.solver.test_winchance import BRANCHES
+from tests.test_analysis import first_guess
 
 POSITION = Position.from_text(
     """mines=3
@@ -50,6 +53,31 @@ def test_a_file_in_any_form_prints_the_analysis(form: str, tmp_path: Path,
     path.write_text(text + "\n")
     assert main(["analyse", str(path), "--cell", "3", "2"]) == 0
     assert capsys.readouterr().out == REPORT
+
+
+def test_a_guess_prints_its_chance_to_win_and_the_next_best_guesses(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "guess.txt"
+    path.write_text(BRANCHES.to_text() + "\n")
+    assert main(["analyse", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[-6:] == [
+        "recommended: reveal 2 3 (endgame: win probability 0.820)",
+        "  win chance: 82.0 % (exact, best play after)",
+        "  or reveal 2 2: 73.1 %, -8.9 points",
+        "  or reveal 3 2: 71.6 %, -10.4 points",
+        "  or reveal 6 2: 71.6 %, -10.4 points",
+        "  or reveal 2 6: 82.0 %, +0.0 points",
+    ]
+    path.write_text(first_guess(9, 9, 10, 4).to_text() + "\n")
+    assert main(["analyse", str(path)]) == 0
+    guess, chance, *others = capsys.readouterr().out.splitlines()[-6:]
+    assert guess.startswith("recommended: reveal ") and len(others) == 4
+    interval = r"\d+\.\d % \(95 %: \d+\.\d-\d+\.\d\)"
+    assert re.fullmatch(rf"  win chance: {interval} \(1000 layouts, the same for each"
+                        r" guess, fast playing on\)", chance), chance
+    for line in others:
+        assert re.fullmatch(rf"  or reveal \d \d: {interval}, [+-]\d+\.\d points \(95 %:"
+                            r" [+-]\d+\.\d to [+-]\d+\.\d\)", line), line
 
 
 def test_an_impossible_position_exits_1_with_its_reason(tmp_path: Path,

@@ -120,4 +120,9 @@ def test_a_mined_cell_has_no_chance_and_a_budget_bounds_the_rollouts() -> None:
     assert all(x in (None, 0.5) for x in found.outcomes[0])
     with pytest.raises(BudgetExceededError):
         win_chances(BRANCHES, [(2, 2)], budget=Budget(0.0), exact_layouts=0)
+    none = win_chances(BRANCHES, [(2, 2), (2, 3)], rollouts=0, exact_layouts=0)
+    assert none.rollouts == 0 and not none.exact  # nothing played is not exact
+    assert none.of((2, 2)).low == 0.0 and none.of((2, 2)).high == pytest.approx(13 / 15)
+    assert (none.difference((2, 2), (2, 3)).low, none.difference((2, 2), (2, 3)).high) == (
+        -1.0, 1.0)
     assert win_chances(Position.from_rows(["1#", "11"], 1), [(1, 0)]).of((1, 0)).chance == 0.0

@@ -9,8 +9,11 @@ from typing import Any
 
 from playwright.sync_api import Browser, Page, expect
 
+from kaboom.solver.analysis import TOO_LARGE
 from kaboom.solver.link import to_link
 from kaboom.solver.position import Position
+from tests.solver.test_winchance import BRANCHES
+from tests.test_analysis import first_guess
 from tests.web.conftest import ROOT, Server
 from tests.web.test_access import axe_page, serious_violations  # noqa: F401 (a fixture)
 from tests.web.test_proofs import lose_by_guessing
@@ -160,6 +163,35 @@ def test_a_pasted_impossible_position_is_explained(page: Page, server: Server) -
     page.click("button[value=text]")
     expect(page.locator("#analyse-error")).to_contain_text("row 1 has 1 cells")
     assert shown(page)["link"] == link
+
+
+def test_a_guess_shows_its_chance_to_win_and_the_next_best(page: Page, server: Server
+                                                           ) -> None:
+    """Nothing is safe: the guess says its chance to win the game, and the next best
+    guesses are listed with theirs, each against it, as the API gives them."""
+    page.goto("/analyse?p=" + to_link(BRANCHES))
+    answer = assert_equals_api(page, server)
+    expect(page.locator("#advice")).to_contain_text(
+        "No cell is safe: the best guess is reveal (2, 3)")
+    expect(page.locator("#win-chance")).to_have_text(
+        "Its chance to win the game: 82.0 %, exactly, with best play after.")
+    rows = page.locator("#other-guesses tbody tr")
+    guesses = answer["recommended"]["win_chances"]["guesses"]
+    expect(rows).to_have_count(len(guesses) - 1)
+    for i, g in enumerate(guesses[1:]):
+        row = rows.nth(i)
+        assert (row.get_attribute("data-x"), row.get_attribute("data-y")) == (
+            str(g["x"]), str(g["y"]))
+        expect(row).to_contain_text(f"{100 * g['chance']:.1f} %")
+    expect(rows.nth(0)).to_have_text(
+        "(2, 2)73.1 %8.9 points lower than the recommended guess")
+    # a certain move has no chance to show; a huge board says why it has none
+    page.goto("/analyse?p=" + to_link(Position(3, 3, 1, ("11#", "###", "###"))))
+    expect(page.locator("#advice")).to_contain_text("proven safe")
+    expect(page.locator("#win-chance")).to_be_hidden()
+    expect(page.locator("#other-guesses")).to_have_count(0)
+    huge = server.http.get("/analyse", params={"p": to_link(first_guess(200, 200, 8000, 3))})
+    assert f"Its chance to win the game is not given: {TOO_LARGE}." in huge.text
 
 
 def test_a_shared_link_reopens_its_position(page: Page, server: Server) -> None:

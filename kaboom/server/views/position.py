@@ -1,6 +1,6 @@
 """A position in the analyser (``/analyse``) as its page shows it: the board with the
-analysis drawn as the overlay, the verdict and advice in words, the proof outlined, and
-what a click on a cell does."""
+analysis drawn as the overlay, the verdict and advice in words, a guess's chance to win
+and the other best guesses', the proof outlined, and what a click on a cell does."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 from kaboom.server.views.cell import CellView, Overlay, overlay_of
 from kaboom.server.views.game import named
-from kaboom.solver import Analysis, Cell, Position, Proof, to_link
+from kaboom.solver import Analysis, Cell, Position, Proof, WinChance, to_link
 
-__all__ = ["ANALYSER_TOOLS", "PositionView", "cycled", "proof_marks"]
+__all__ = ["ANALYSER_TOOLS", "GuessRow", "PositionView", "cycled", "percent", "proof_marks"]
 
 ANALYSER_TOOLS = ("cycle", "#", "F", *"012345678", "why")
 """What a click on a cell of the analyser does: cycle its value, set one, or show why."""
@@ -31,6 +31,21 @@ def proof_marks(proof: Proof | None) -> dict[Cell, str]:
     out = {xy: "reason" for xy, _ in proof.numbers}
     out[proof.cell] = "guess" if proof.mine else "hint"
     return out
+
+
+def percent(p: float) -> str:
+    """A chance in percent, one decimal: ``41.2 %``."""
+    return f"{100 * p:.1f} %"
+
+
+@dataclass(frozen=True, slots=True)
+class GuessRow:
+    """One guess of the analyser's list: the cell, its chance to win in words, and how
+    it compares with the recommended guess on the same layouts (empty for that one)."""
+
+    cell: Cell
+    chance: str
+    compared: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +116,39 @@ class PositionView:
             return f"Play {moves}{more}: proven safe ({found.reason})."
         return f"No cell is safe: the best guess is {moves}{more} ({found.reason})."
 
+    @property
+    def win_chance(self) -> str:
+        """The recommended guess's chance to win the game in words, or why it is not
+        given; empty when the move is not a guess."""
+        found = self.analysis.recommendation
+        if found is None or found.certain:
+            return ""
+        odds = found.chances
+        if odds is None:
+            return f"Its chance to win the game is not given: {found.no_chances}." \
+                if found.no_chances else ""
+        how = ("exactly, with best play after" if odds.exact else
+               f"over {odds.rollouts} layouts drawn at random, the same for each guess,"
+               f" with the solver ({odds.policy}) playing on")
+        return f"Its chance to win the game: {_chance(odds.chances[0], odds.exact)}, {how}."
+
+    def other_guesses(self) -> list[GuessRow]:
+        """The next best guesses with their chances to win, each compared with the
+        recommended guess on the same layouts."""
+        found = self.analysis.recommendation
+        odds = found.chances if found is not None else None
+        if odds is None:
+            return []
+        first = odds.chances[0]
+        rows = []
+        for c in odds.chances[1:]:
+            d = odds.difference(c.cell, first.cell)
+            compared = _points(d.estimate)
+            if not odds.exact:
+                compared += f" (95 %: {100 * d.low:+.1f} to {100 * d.high:+.1f} points)"
+            rows.append(GuessRow(c.cell, _chance(c, odds.exact), compared))
+        return rows
+
     def marks(self) -> dict[Cell, str]:
         """The outlined cells: a proof's cell and numbers, or an impossible position's."""
         why = self.analysis.contradiction
@@ -114,3 +162,18 @@ class PositionView:
         for y, row in enumerate(self.position.rows):
             yield [CellView.of(x, y, ch, self.overlay, marks.get((x, y), ""))
                    for x, ch in enumerate(row)]
+
+
+def _chance(c: WinChance, exact: bool) -> str:
+    """``41.2 % (95 %: 38.0-44.4 %)``, or the exact chance alone."""
+    if exact:
+        return percent(c.chance)
+    return f"{percent(c.chance)} (95 %: {100 * c.low:.1f}\u2013{percent(c.high)})"
+
+
+def _points(d: float) -> str:
+    """A difference of chances in points: ``2.1 points lower than the recommended
+    guess``."""
+    if abs(d) < 5e-4:
+        return "level with the recommended guess"
+    return f"{100 * abs(d):.1f} points {'higher' if d > 0 else 'lower'} than the recommended guess"
