@@ -2,7 +2,7 @@
 ``deep`` search would see.
 
 Usage: python bench/deep_pilot.py --preset expert --rule sfar --games 60 --rollouts 300 \
-           --jobs 2 --seed 801 --json bench/results/deep_pilot.json
+           --jobs 2 --seed 801 --json bench/results/deep_pilot.json [--validate 2000]
 
 Plays ``--games`` games with ``strong``.  At each guess where the lookahead weighed
 several cells, the cells ``deep`` would search (``--profile``'s candidates and margin,
@@ -13,6 +13,14 @@ error.  If the candidates were as good as each other, ``z = difference / se`` wo
 about normal with mean 0 and spread 1; a spread well above 1 says some candidates are
 truly apart (a search can find them), a negative mean that the lookahead's choice is
 the better one on average.  Summarised by covered cells at the guess.
+
+``--validate N`` measures what the profile's searches gain: where its rule
+(:func:`kaboom.solver.deep.preferred`, on its own ``rollouts``) would play another cell
+than the lookahead's, both are played again on ``N`` fresh layouts (another seed), with
+``--validate-policy`` (``strong``) playing on, and the difference is kept.  Its mean over
+the switches is an unbiased estimate of what a switch gains (the layouts that chose it are
+not the ones that score it), and times the switches a game, of what the profile gains a
+game, far more cheaply than a paired run of whole games can tell.
 """
 
 from __future__ import annotations
@@ -29,15 +37,20 @@ from tqdm import tqdm
 from kaboom.solver import FirstClick, GameStatus, SimulatedGame, Solver, find_profile, preset
 from kaboom.solver.bench.machine import machine
 from kaboom.solver.bench.runner import game_seed
-from kaboom.solver.deep import candidates
+from kaboom.solver.deep import candidates, preferred
 from kaboom.solver.winchance import win_chances
 
 STAGES = (("early", 350), ("middle", 150), ("late", 0))
 """A guess's stage by its covered cells: more than 350, more than 150, the rest."""
 
 
-def play_seed(args: tuple[str, str, str, int, int]) -> tuple[list[dict[str, object]], float]:
-    name, rule, spec, rollouts, seed = args
+Task = tuple[str, str, str, int | None, int, str, int]
+"""A game to measure: preset, rule, profile, rollouts, validation rollouts, validation
+policy, seed."""
+
+
+def play_seed(args: Task) -> tuple[list[dict[str, object]], float]:
+    name, rule, spec, rollouts, validate, validator, seed = args
     start = time.process_time()
     w, h, m = preset(name)
     profile = find_profile(spec)
@@ -49,17 +62,25 @@ def play_seed(args: tuple[str, str, str, int, int]) -> tuple[list[dict[str, obje
         d = solver.decide(position)
         if not d.moves:
             break
-        cells = candidates(d, profile) if not d.certain else []
+        cells = candidates(position, d, profile)
         if len(cells) > 1:
             t = time.process_time()
-            chances = win_chances(position, cells, rollouts=rollouts, exact_layouts=0,
-                                  policy=profile.rollout_policy)
+            chances = win_chances(position, cells, rollouts=rollouts or profile.rollouts,
+                                  exact_layouts=0, policy=profile.rollout_policy)
+            pick = preferred(chances, profile)
             for c in cells[1:]:
                 diff = chances.difference(c, cells[0])
                 found.append({"seed": seed, "covered": game.covered, "chosen": cells[0],
                               "other": c, "difference": diff.estimate, "se": diff.se,
                               "chosen_chance": chances.of(cells[0]).chance,
-                              "cpu_s": time.process_time() - t})
+                              "cpu_s": time.process_time() - t, "picked": c == pick})
+            if validate and pick != cells[0]:
+                t = time.process_time()
+                again = win_chances(position, [pick, cells[0]], rollouts=validate, seed=1,
+                                    exact_layouts=0, policy=validator)
+                gain = again.difference(pick, cells[0])
+                found[-1].update(validated_gain=gain.estimate, validated_se=gain.se,
+                                 validated_cpu_s=time.process_time() - t)
         game.play_all(d.moves)
     return found, time.process_time() - start
 
@@ -70,14 +91,18 @@ def main() -> None:
     ap.add_argument("--rule", default="sfar")
     ap.add_argument("--profile", default="deep", help="whose candidates and margin")
     ap.add_argument("--games", type=int, default=20)
-    ap.add_argument("--rollouts", type=int, default=300)
+    ap.add_argument("--rollouts", type=int, help="rollouts a search (the profile's)")
+    ap.add_argument("--validate", type=int, default=0, metavar="N",
+                    help="score each switch of the profile's rule on N fresh layouts")
+    ap.add_argument("--validate-policy", default="strong")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--json")
     args = ap.parse_args()
     where, start = machine(), time.perf_counter()
-    tasks = [(args.preset, args.rule, args.profile, args.rollouts, game_seed(args.seed, i))
-             for i in range(args.games)]
+    tasks: list[Task] = [(args.preset, args.rule, args.profile, args.rollouts, args.validate,
+                          args.validate_policy, game_seed(args.seed, i))
+                         for i in range(args.games)]
     rows: list[dict[str, object]] = []
     cpu = 0.0
     with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
@@ -109,6 +134,20 @@ def main() -> None:
               f"difference {row['difference_mean']:+.2f} points (sd {row['difference_sd']:.2f},"
               f" se {row['se_mean']:.2f}); z mean {row['z_mean']:+.2f} sd {row['z_sd']:.2f}; "
               f"z > 1: {row['z_above_1']}, z > 2: {row['z_above_2']}")
+    gains = [100 * float(str(r["validated_gain"])) for r in rows if "validated_gain" in r]
+    if args.validate and gains:
+        se = statistics.stdev(gains) / len(gains) ** 0.5 if len(gains) > 1 else float("inf")
+        rate = len(gains) / args.games
+        summary["switches"] = {"count": len(gains), "per_game": rate,
+                               "gain_mean": statistics.fmean(gains), "gain_se": se,
+                               "per_game_gain": rate * statistics.fmean(gains),
+                               "per_game_gain_se": rate * se}
+        print(f"  switches: {len(gains)} ({rate:.3f} a game); each gains "
+              f"{statistics.fmean(gains):+.2f} ± {se:.2f} points on {args.validate} fresh "
+              f"layouts ({args.validate_policy} playing on): {rate * statistics.fmean(gains):+.3f}"
+              f" ± {rate * se:.3f} points a game")
+    elif args.validate:
+        print("  switches: none")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"settings": vars(args), "machine": where, "cpu_s": cpu,

@@ -130,10 +130,11 @@ def test_a_guess_on_a_larger_board_gets_estimated_win_chances() -> None:
 
 
 def test_a_guess_too_large_for_the_budget_says_so() -> None:
-    """A 200x200 board's whole games do not fit a few seconds: fewer rollouts than
-    :data:`MIN_ROLLOUTS` give no win chance, and the reason is said instead."""
+    """A 200x200 board's whole games (a third of a second of CPU each) do not fit ten
+    seconds: fewer rollouts than :data:`MIN_ROLLOUTS` give no win chance, and the reason
+    is said instead."""
     position = first_guess(200, 200, 8000, 3)
-    found = analyse(position, Budget(3.0), chances=True).recommendation
+    found = analyse(position, Budget(10.0), chances=True).recommendation
     assert found is not None and not found.certain
     assert found.chances is None and found.no_chances == TOO_LARGE
     assert MIN_ROLLOUTS >= 30

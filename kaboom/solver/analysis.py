@@ -46,8 +46,10 @@ _CLASSIFY, _PROBABILITIES, _DECIDE = 0.5, 0.5, 0.7
 PROOF_CANDIDATES = 8
 """Safe cells whose proofs :func:`easiest_proof` compares."""
 
-CHANCE_CANDIDATES = 5
-"""Guesses whose win chances an analysis gives: the recommended one and the next best."""
+CHANCE_CANDIDATES = 3
+"""Guesses whose win chances an analysis gives: the recommended one and the next best
+(more would share the rollouts the budget allows: about 80 a guess for three on an
+Expert position on a loaded machine, ``bench/analyse_time.py --chances``)."""
 
 MIN_ROLLOUTS = 30
 """Rollouts a win chance needs to be given: fewer, and the interval is too wide to say

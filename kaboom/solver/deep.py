@@ -19,15 +19,18 @@ from kaboom.solver.errors import BudgetExceededError
 from kaboom.solver.position import Cell, Move, Position, covered_count
 from kaboom.solver.profiles import Profile
 from kaboom.solver.strategy import Decision
-from kaboom.solver.winchance import win_chances
+from kaboom.solver.winchance import WinChances, win_chances
 
-__all__ = ["candidates", "deepen"]
+__all__ = ["candidates", "deepen", "preferred"]
 
 
-def candidates(decision: Decision, profile: Profile) -> list[Cell]:
+def candidates(position: Position, decision: Decision, profile: Profile) -> list[Cell]:
     """The cells to search: the lookahead's choice, then its next best within the
-    margin, at most ``deep_candidates`` in all."""
-    if not decision.ranked:
+    margin, at most ``deep_candidates`` in all; none at a certain move, where the
+    lookahead did not weigh several cells, or before the profile's stage."""
+    limit = profile.deep_covered
+    if (not profile.rollouts or decision.certain or not decision.ranked
+            or (limit is not None and covered_count(position.rows) > limit)):
         return []
     top = max(score for _, score in decision.ranked)
     chosen = decision.ranked[0][0]
@@ -39,9 +42,7 @@ def deepen(position: Position, decision: Decision, profile: Profile,
            budget: Budget | None = None) -> Decision:
     """``decision``, its guess searched when the profile asks for it
     (``profile.rollouts``) and the lookahead weighed more than one candidate."""
-    if not profile.rollouts or decision.certain or not _late_enough(position, profile):
-        return decision
-    cells = candidates(decision, profile)
+    cells = candidates(position, decision, profile)
     if len(cells) < 2:
         return decision
     try:
@@ -51,11 +52,7 @@ def deepen(position: Position, decision: Decision, profile: Profile,
         return decision
     if found.rollouts < 2:
         return decision
-    chosen = pick = cells[0]
-    for c in cells[1:]:
-        d = found.difference(c, chosen)
-        if d.estimate > profile.deep_z * d.se and found.of(c).chance > found.of(pick).chance:
-            pick = c
+    chosen, pick = cells[0], preferred(found, profile)
     w = found.of(pick)
     reason = (f"deep: win chance {w.chance:.3f} ({w.low:.3f}-{w.high:.3f}) over "
               f"{found.rollouts} layouts, {len(cells)} candidates"
@@ -65,6 +62,13 @@ def deepen(position: Position, decision: Decision, profile: Profile,
                    algorithm="deep")
 
 
-def _late_enough(position: Position, profile: Profile) -> bool:
-    limit = profile.deep_covered
-    return limit is None or covered_count(position.rows) <= limit
+def preferred(found: WinChances, profile: Profile) -> Cell:
+    """The move to play among those searched (the lookahead's choice first): the one
+    with the best chance among those that beat the choice by ``deep_z`` standard errors
+    of the paired difference, else the choice."""
+    chosen = pick = found.chances[0].cell
+    for c in found.chances[1:]:
+        d = found.difference(c.cell, chosen)
+        if d.estimate > profile.deep_z * d.se and c.chance > found.of(pick).chance:
+            pick = c.cell
+    return pick

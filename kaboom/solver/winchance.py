@@ -185,14 +185,15 @@ def _play_on(position: Position, layout: frozenset[Cell], cell: Cell, profile: P
              budget: Budget) -> float | None:
     """The rollout: ``cell`` revealed on ``layout`` (where it is safe), the rest played by
     ``profile``; 1 won, 0 lost, or the endgame search's chance where it took over;
-    ``None`` when the budget ran out first."""
+    ``None`` when the budget ran out first (a decision cut short by it is never
+    counted: the budget is looked at again after each one)."""
     game = SimulatedGame.resume(position, layout)
     game.reveal(*cell)
     tracker = FrontierTracker()
     while game.outcome is GameStatus.PLAYING:
         if budget.expired():
             return None
-        d = choose(game.position(), profile, tracker=tracker)
+        d = choose(game.position(), profile, tracker=tracker, budget=budget)
         if not d.moves:
             break
         if d.win is not None:

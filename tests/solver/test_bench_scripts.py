@@ -42,6 +42,26 @@ def test_solver_compare_pairs_the_same_boards(tmp_path: Path) -> None:
     assert moved["difference_low"] < moved["difference"] < moved["difference_high"]
 
 
+def test_deep_pilot_scores_the_switches_of_the_deep_rule(tmp_path: Path) -> None:
+    out = tmp_path / "pilot.json"
+    run_bench("deep_pilot.py", "--preset", "intermediate", "--games", "6", "--rollouts", "20",
+              "--validate", "20", "--profile", "deep,deep_covered=none,deep_z=0", "--jobs",
+              "2", "--json", str(out))
+    report = bench_report(out)
+    rows = report["challengers"]
+    assert rows and all(r["se"] >= 0 for r in rows)
+    switched = [r for r in rows if "validated_gain" in r]
+    # one switch a search at most, each where the rule picked another cell than the choice
+    assert len({(r["seed"], r["covered"]) for r in switched}) == len(switched)
+    assert all(any(o["picked"] for o in rows if (o["seed"], o["covered"]) == (r["seed"],
+               r["covered"])) for r in switched)
+    if switched:
+        summary = report["summary"]["switches"]
+        assert summary["count"] == len(switched) and summary["per_game"] == len(switched) / 6
+        assert summary["gain_mean"] == pytest.approx(
+            100 * sum(r["validated_gain"] for r in switched) / len(switched))
+
+
 def test_solver_compare_resumes_from_its_out_folder(tmp_path: Path) -> None:
     """A comparison cut short and continued with more games gives the figures of one
     run: each profile's file keeps its games, and only the missing seeds are played."""

@@ -14,7 +14,7 @@ LOOKAHEAD = Decision((Move.reveal(2, 2),), "guess: lookahead", "guess", False,
 
 def test_a_candidate_better_beyond_the_noise_replaces_the_lookaheads_choice() -> None:
     profile = find_profile("deep,rollouts=200")
-    assert candidates(LOOKAHEAD, profile) == [(2, 2), (2, 3)]  # (0, 0) is past the margin
+    assert candidates(BRANCHES, LOOKAHEAD, profile) == [(2, 2), (2, 3)]  # (0, 0): past the margin
     found = deepen(BRANCHES, LOOKAHEAD, profile)
     assert found.moves == (Move.reveal(2, 3),) and found.algorithm == "deep"
     assert "the lookahead's (2, 2)" in found.reason and not found.certain

@@ -165,8 +165,8 @@ def test_a_pasted_impossible_position_is_explained(page: Page, server: Server) -
     assert shown(page)["link"] == link
 
 
-def test_a_guess_shows_its_chance_to_win_and_the_next_best(page: Page, server: Server
-                                                           ) -> None:
+def test_a_guess_shows_its_chance_to_win_and_the_next_best(page: Page, server: Server,
+                                                           tmp_path: Path) -> None:
     """Nothing is safe: the guess says its chance to win the game, and the next best
     guesses are listed with theirs, each against it, as the API gives them."""
     page.goto("/analyse?p=" + to_link(BRANCHES))
@@ -190,7 +190,8 @@ def test_a_guess_shows_its_chance_to_win_and_the_next_best(page: Page, server: S
     expect(page.locator("#advice")).to_contain_text("proven safe")
     expect(page.locator("#win-chance")).to_be_hidden()
     expect(page.locator("#other-guesses")).to_have_count(0)
-    huge = server.http.get("/analyse", params={"p": to_link(first_guess(200, 200, 8000, 3))})
+    with Server(tmp_path, analysis_budget_s=10) as roomy:  # the analysis fits however loaded
+        huge = roomy.http.get("/analyse", params={"p": to_link(first_guess(200, 200, 8000, 3))})
     assert f"Its chance to win the game is not given: {TOO_LARGE}." in huge.text
 
 
