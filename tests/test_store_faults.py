@@ -410,6 +410,48 @@ def _fill(disk: Path) -> Path:
     return filler
 
 
+def _flagged_games(http: httpx.Client) -> dict[str, str]:
+    """Three new Expert games, a flag played in each: their ids and player tokens."""
+    earlier = {}
+    for i in range(3):
+        r = http.post("/api/games", json=EXPERT)
+        assert r.status_code == 201
+        game, token = r.json()["id"], r.json()["player_token"]
+        assert http.post(f"/api/games/{game}/flag", json={"x": i, "y": 0},
+                         headers={"Authorization": f"Bearer {token}"}).status_code == 200
+        earlier[game] = token
+    return earlier
+
+
+def _created_on_a_full_disk(http: httpx.Client) -> list[httpx.Response]:
+    """Twenty games asked for on a full disk: a few may fit pages the database had
+    already taken, then each is a 507 that names the disk."""
+    created = [http.post("/api/games", json=EXPERT) for _ in range(20)]
+    statuses = [r.status_code for r in created]
+    assert set(statuses) <= {201, 507}, statuses
+    assert statuses[-10:] == [507] * 10, statuses
+    refusal = created[-1].json()["detail"]
+    assert "disk is full" in refusal and "nothing changed" in refusal
+    return created
+
+
+def _check_earlier_games(http: httpx.Client, earlier: dict[str, str],
+                         before: dict[str, object], created: list[httpx.Response]) -> None:
+    """On the full disk a move is stored or a 507, and every game reads as it was (or
+    with the move stored), its moves too."""
+    for n, (game, token) in enumerate(earlier.items()):
+        r = http.post(f"/api/games/{game}/flag", json={"x": 10 + n, "y": 5},
+                      headers={"Authorization": f"Bearer {token}"})
+        assert r.status_code in (200, 507), r.text
+        after = http.get(f"/api/games/{game}")
+        assert after.status_code == 200
+        assert after.json() == (r.json() if r.status_code == 200 else before[game])
+        assert http.get(f"/api/games/{game}/moves").status_code == 200
+    for r in created:
+        if r.status_code == 201:
+            assert http.get(f"/api/games/{r.json()['id']}").status_code == 200
+
+
 def test_a_sqlite_store_on_a_full_disk_says_so_and_keeps_every_game(
         small_disk: Path) -> None:
     """A full disk under a SQLite store: a new game is a 507 that names the disk (a 500
@@ -417,36 +459,12 @@ def test_a_sqlite_store_on_a_full_disk_says_so_and_keeps_every_game(
     /api/health and the metrics say the disk is full; freed, it creates games again."""
     with LiveServer(small_disk / "games.db") as server, \
             httpx.Client(base_url=server.url, timeout=30) as http:
-        earlier = {}
-        for i in range(3):
-            r = http.post("/api/games", json=EXPERT)
-            assert r.status_code == 201
-            game, token = r.json()["id"], r.json()["player_token"]
-            assert http.post(f"/api/games/{game}/flag", json={"x": i, "y": 0},
-                             headers={"Authorization": f"Bearer {token}"}).status_code == 200
-            earlier[game] = token
+        earlier = _flagged_games(http)
         before = {g: http.get(f"/api/games/{g}").json() for g in earlier}
         filler = _fill(small_disk)
-
-        created = [http.post("/api/games", json=EXPERT) for _ in range(20)]
+        created = _created_on_a_full_disk(http)
         statuses = [r.status_code for r in created]
-        assert set(statuses) <= {201, 507}, statuses
-        # at most a few pages the database had already taken, then refused every time
-        assert statuses[-10:] == [507] * 10, statuses
-        refusal = created[-1].json()["detail"]
-        assert "disk is full" in refusal and "nothing changed" in refusal
-
-        for n, (game, token) in enumerate(earlier.items()):  # a move: stored, or a 507
-            r = http.post(f"/api/games/{game}/flag", json={"x": 10 + n, "y": 5},
-                          headers={"Authorization": f"Bearer {token}"})
-            assert r.status_code in (200, 507), r.text
-            after = http.get(f"/api/games/{game}")
-            assert after.status_code == 200
-            assert after.json() == (r.json() if r.status_code == 200 else before[game])
-            assert http.get(f"/api/games/{game}/moves").status_code == 200
-        for r in created:
-            if r.status_code == 201:
-                assert http.get(f"/api/games/{r.json()['id']}").status_code == 200
+        _check_earlier_games(http, earlier, before, created)
 
         health = http.get("/api/health")
         assert health.status_code == 200 and health.json()["status"] == "disk_full"
@@ -494,23 +512,10 @@ def test_a_postgresql_store_on_a_full_disk_says_so_and_keeps_every_game(
     url, disk = small_tablespace
     with ProxiedServer(url, 2, **NO_CREATION_LIMITS) as site, \
             httpx.Client(base_url=site.url, timeout=30) as http:
-        earlier = {}
-        for i in range(3):
-            r = http.post("/api/games", json=EXPERT)
-            assert r.status_code == 201
-            game, token = r.json()["id"], r.json()["player_token"]
-            assert http.post(f"/api/games/{game}/flag", json={"x": i, "y": 0},
-                             headers={"Authorization": f"Bearer {token}"}).status_code == 200
-            earlier[game] = token
+        earlier = _flagged_games(http)
         before = {g: http.get(f"/api/games/{g}").json() for g in earlier}
         filler = _fill(disk)
-
-        created = [http.post("/api/games", json=EXPERT) for _ in range(20)]
-        statuses = [r.status_code for r in created]
-        assert set(statuses) <= {201, 507}, statuses
-        assert statuses[-10:] == [507] * 10, statuses  # a few rows fit the pages it had
-        refusal = created[-1].json()["detail"]
-        assert "disk is full" in refusal and "nothing changed" in refusal
+        created = _created_on_a_full_disk(http)
         for server in site.servers:  # each process refuses a game, and says so, but
             # answers the balancer 200: it still serves every read
             assert httpx.post(f"{server.url}/api/games", json=EXPERT,
@@ -519,17 +524,7 @@ def test_a_postgresql_store_on_a_full_disk_says_so_and_keeps_every_game(
             assert health.status_code == 200, health.text
             assert health.json()["status"] == "disk_full"
 
-        for n, (game, token) in enumerate(earlier.items()):  # a move: stored, or a 507
-            r = http.post(f"/api/games/{game}/flag", json={"x": 10 + n, "y": 5},
-                          headers={"Authorization": f"Bearer {token}"})
-            assert r.status_code in (200, 507), r.text
-            after = http.get(f"/api/games/{game}")
-            assert after.status_code == 200
-            assert after.json() == (r.json() if r.status_code == 200 else before[game])
-            assert http.get(f"/api/games/{game}/moves").status_code == 200
-        for r in created:
-            if r.status_code == 201:
-                assert http.get(f"/api/games/{r.json()['id']}").status_code == 200
+        _check_earlier_games(http, earlier, before, created)
         for server in site.servers:
             assert _metric(server.url, "kaboom_http_requests_total", {"status": "500"}) == 0
             assert _metric(server.url, "kaboom_store_faults_total", {"fault": "disk_full"}) > 0
