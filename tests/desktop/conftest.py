@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 
 import pytest
 
+from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
+from kaboom.bots.desktop.screen import Screen
 from kaboom.bots.desktop.xvfb import virtual_display
 from kaboom.testing import LiveServer
 
@@ -21,6 +25,23 @@ def xdisplay() -> Iterator[str]:
         pytest.skip("Xvfb is not installed")
     with virtual_display() as name:
         yield name
+
+
+@contextlib.contextmanager
+def sgt_mines_window(xdisplay: str, params: str, *, mapped: bool = True
+                     ) -> Iterator[subprocess.Popen[bytes]]:
+    """An sgt-mines window of ``params`` (``9x9n10``) started outside the bot, which
+    attaches to it; waited for until it is mapped when ``mapped``."""
+    proc = subprocess.Popen([SGT_MINES, params], env={**os.environ, "DISPLAY": xdisplay},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        if mapped:
+            with Screen(xdisplay) as screen:
+                screen.find_window(SgtMines.window_pattern, timeout=10)
+        yield proc
+    finally:
+        proc.terminate()
+        proc.wait(10)
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ and a loss sign found by a ``loss_sign`` override ends a game whose exploded min
 
 from __future__ import annotations
 
-import os
 import select
 import shutil
 import subprocess
@@ -39,7 +38,7 @@ from kaboom.bots.desktop.driver import BoardHiddenError, DesktopSession
 from kaboom.bots.desktop.profiles.gnome_mines import GnomeMines
 from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
 from kaboom.solver.position import Move
-from tests.desktop.conftest import SGT_MINES
+from tests.desktop.conftest import sgt_mines_window
 
 GNOME_MINES = shutil.which("gnome-mines") or "/usr/games/gnome-mines"
 
@@ -95,13 +94,8 @@ class Dialog:
 @pytest.fixture
 def sgt_window(xdisplay: str, need_sgt_mines: None) -> Iterator[subprocess.Popen[bytes]]:
     """An sgt-mines window started outside the bot, which attaches to it."""
-    proc = subprocess.Popen([SGT_MINES, "9x9n10"], env={**os.environ, "DISPLAY": xdisplay},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with Screen(xdisplay) as screen:
-        screen.find_window(SgtMines.window_pattern, timeout=10)
-    yield proc
-    proc.terminate()
-    proc.wait(10)
+    with sgt_mines_window(xdisplay, "9x9n10") as proc:
+        yield proc
 
 
 def _over_board(session: DesktopSession) -> tuple[int, int, int, int]:

@@ -3,7 +3,6 @@ command line says why in one line, with a non-zero exit status."""
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
 import threading
@@ -18,7 +17,7 @@ from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
 from kaboom.bots.desktop.screen import Screen, Window
 from kaboom.solver.position import Move
 from tests.desktop.cli import kaboom_desktop
-from tests.desktop.conftest import SGT_MINES
+from tests.desktop.conftest import sgt_mines_window
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 
@@ -53,13 +52,8 @@ class Cover:
 @pytest.fixture
 def game(xdisplay: str) -> Iterator[subprocess.Popen[bytes]]:
     """An sgt-mines window (attached to, not launched by the driver)."""
-    proc = subprocess.Popen([SGT_MINES, "16x16n40"], env={**os.environ, "DISPLAY": xdisplay},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with Screen(xdisplay) as screen:
-        screen.find_window(SgtMines.window_pattern, timeout=10)
-    yield proc
-    proc.terminate()
-    proc.wait(10)
+    with sgt_mines_window(xdisplay, "16x16n40") as proc:
+        yield proc
 
 
 def test_a_covered_board_stops_the_clicks(xdisplay: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ from Xlib.protocol.display import Display as XDisplay
 from kaboom.bots.desktop.driver import DesktopSession
 from kaboom.bots.desktop.profiles.sgt_mines import SgtMines
 from kaboom.bots.desktop.screen import Screen, WindowNotFoundError
-from tests.desktop.conftest import SGT_MINES
+from tests.desktop.conftest import sgt_mines_window
 
 pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 
@@ -22,13 +21,8 @@ pytestmark = pytest.mark.usefixtures("need_sgt_mines")
 @pytest.fixture
 def running_mines(xdisplay: str) -> Iterator[subprocess.Popen[bytes]]:
     # (not a "#seed" id: after one, sgt-mines' own new game changes the mine count)
-    proc = subprocess.Popen([SGT_MINES, "9x9n10"], env={**os.environ, "DISPLAY": xdisplay},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
+    with sgt_mines_window(xdisplay, "9x9n10", mapped=False) as proc:
         yield proc
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 def test_mss_and_xlib_capture_agree(xdisplay: str, running_mines: subprocess.Popen[bytes]) -> None:
