@@ -210,8 +210,7 @@ def _recommend(position: Position, knowledge: Knowledge, budget: Budget, chances
     safe (by this analysis, or by the solver's own deduction, which is sound) or the
     knowledge is complete; with the proof of its first reveal, or for a guess, with
     ``chances``, the win chances."""
-    unflagged = Position(position.width, position.height, position.mines,
-                         tuple(row.replace("F", "#") for row in position.rows))
+    unflagged = position.without_flags()
     try:
         decision = decide(unflagged, budget_s=budget.share(_DECIDE).remaining())
     except (BudgetExceededError, InvalidPositionError):

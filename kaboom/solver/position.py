@@ -364,6 +364,15 @@ class Position:
         return any(ch in flat for ch in _END_CHARS)  # a substring search each, in C
 
     # ----------------------------------------------------------------- updating
+    def without_flags(self) -> Position:
+        """The same board with every flag covered again: flags are the player's notes,
+        not knowledge, so a search that must not trust them lifts them."""
+        if not self.flags():
+            return self
+        return Position(self.width, self.height, self.mines,
+                        tuple(row.replace(CellState.FLAG.value, CellState.COVERED.value)
+                              for row in self.rows))
+
     def with_cells(self, changes: dict[Cell, str]) -> Position:
         """Returns a copy with the given cells set to new board characters."""
         if not changes:

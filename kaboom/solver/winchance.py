@@ -151,7 +151,7 @@ def win_chances(
     """
     budget = budget or Budget(None)
     counter = counter or LayoutCounter()
-    position = _unflagged(position)
+    position = position.without_flags()
     odds = probabilities(position, budget=budget, counter=counter).cells
     safety = [1.0 - odds[c] for c in cells]
     if exact_layouts:
@@ -233,10 +233,3 @@ def _residuals(row: Sequence[float | None], safety: float) -> list[float]:
         return [0.0] * len(row)
     mean, scale = sum(safe) / len(safe), safety * len(row) / len(safe)
     return [0.0 if x is None else scale * (x - mean) for x in row]
-
-
-def _unflagged(position: Position) -> Position:
-    if not position.flags():
-        return position
-    return Position(position.width, position.height, position.mines,
-                    tuple(row.replace("F", "#") for row in position.rows))

@@ -27,3 +27,10 @@ def test_whole_board_readings_match_a_plain_scan(
     assert position.covered() == tuple((x, y) for x, y, ch in cells if ch in "#F?")
     assert position.is_start == (not any(ch.isdigit() for _, _, ch in cells))
     assert position.is_finished == any(ch in "X*!" for _, _, ch in cells)
+
+
+def test_without_flags_covers_every_flag_and_keeps_the_rest() -> None:
+    p = Position.from_rows(["1F#", "F2?", "###"], mines=3)
+    lifted = p.without_flags()
+    assert lifted.rows == ("1##", "#2?", "###") and lifted.mines == 3
+    assert lifted.flags() == () and lifted.without_flags() is lifted
